@@ -1,0 +1,28 @@
+import { DataSource } from 'typeorm';
+import { loadConfig } from './src/config/app-config';
+import { buildDataSourceOptions } from './src/database/data-source-options';
+import { EmbeddedDatabase } from './src/database/embedded-database';
+
+/**
+ * The data source for the TypeORM CLI (`npm run migration:show`), built from the same options and the
+ * same environment as the app: DATABASE_URL for a server, else the embedded database in DATA_DIR.
+ */
+const config = loadConfig(process.env);
+const embedded = config.databaseUrl === null ? EmbeddedDatabase.openSync(config.dataDir) : null;
+const dataSource = new DataSource({
+  ...buildDataSourceOptions(
+    embedded ? { embedded } : { databaseUrl: config.databaseUrl!, poolSize: config.databasePoolSize },
+  ),
+  migrationsRun: false,
+});
+
+if (embedded) {
+  // An open PGlite keeps the event loop alive, so the CLI would never exit without this.
+  const destroy = dataSource.destroy.bind(dataSource);
+  dataSource.destroy = async () => {
+    await destroy();
+    await embedded.close();
+  };
+}
+
+export default dataSource;

@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { CommonModule } from './common/common.module';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+import { MemoriesModule } from './memories/memories.module';
+import { ProfilesModule } from './profiles/profiles.module';
+import { TraitsModule } from './traits/traits.module';
+
+@Module({
+  imports: [
+    ConfigModule,
+    DatabaseModule,
+    EventEmitterModule.forRoot(),
+    CommonModule,
+    HealthModule,
+    ProfilesModule,
+    TraitsModule,
+    MemoriesModule,
+  ],
+})
+export class AppModule {}

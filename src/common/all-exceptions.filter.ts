@@ -1,0 +1,99 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { QueryFailedError } from 'typeorm';
+import { ApiError } from './api-error';
+
+/** Codes for HTTP exceptions raised by the framework rather than by our services. */
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limit_exceeded',
+  503: 'service_unavailable',
+};
+
+/** PostgreSQL errors caused by a value the client sent, not by the service. */
+const CLIENT_DATA_SQLSTATES = new Set([
+  '22021', // invalid byte sequence for encoding (NUL in text)
+  '22P05', // untranslatable character (\u0000 in jsonb)
+  '22P02', // invalid text representation
+  '22003', // numeric value out of range
+  '54000', // program limit exceeded (e.g. a string too long for an index or tsvector)
+]);
+
+/**
+ * The one place where errors become responses: everything leaves as the error envelope, and nothing
+ * internal (stack, SQL, driver message) reaches the client. Unexpected errors are logged with an id
+ * that the client also receives.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const response = http.getResponse<Response>();
+    const request = http.getRequest<Request>();
+    if (response.headersSent) {
+      // A stream was already under way; the body cannot carry an envelope any more.
+      if (!response.writableEnded) response.end();
+      return;
+    }
+    if (isHealthCheckFailure(exception)) {
+      // Readiness answers in the Terminus format that probes and dashboards expect, also when it fails.
+      response.status(exception.getStatus()).json(exception.getResponse());
+      return;
+    }
+    const error = this.toApiError(exception, request);
+    response.status(error.status).json(error.toEnvelope());
+  }
+
+  private toApiError(exception: unknown, request: Request): ApiError {
+    if (exception instanceof ApiError) return exception;
+    if (exception instanceof HttpException) return this.fromHttpException(exception, request);
+    if (exception instanceof QueryFailedError && this.isClientDataError(exception)) {
+      return new ApiError(HttpStatus.BAD_REQUEST, 'invalid_value', 'A value in the request cannot be stored.');
+    }
+    const errorId = randomUUID();
+    this.logger.error(
+      `Unexpected error ${errorId} on ${request.method} ${request.path}: ${describe(exception)}`,
+      exception instanceof Error ? exception.stack : undefined,
+    );
+    return new ApiError(
+      HttpStatus.INTERNAL_SERVER_ERROR,
+      'internal_error',
+      `An unexpected error occurred (error id ${errorId}).`,
+    );
+  }
+
+  private fromHttpException(exception: HttpException, request: Request): ApiError {
+    const status = exception.getStatus();
+    const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request');
+    if (status === 404) {
+      return new ApiError(status, code, `No route ${request.method} ${request.path}.`);
+    }
+    if (status >= 500) return new ApiError(status, code, 'The service could not handle the request.');
+    return new ApiError(status, code, exception.message);
+  }
+
+  private isClientDataError(error: QueryFailedError): boolean {
+    const sqlState = (error.driverError as { code?: unknown } | undefined)?.code;
+    return typeof sqlState === 'string' && CLIENT_DATA_SQLSTATES.has(sqlState);
+  }
+}
+
+function isHealthCheckFailure(exception: unknown): exception is HttpException {
+  if (!(exception instanceof HttpException) || exception.getStatus() !== 503) return false;
+  const body = exception.getResponse();
+  return typeof body === 'object' && body !== null && 'status' in body && 'details' in body;
+}
+
+function describe(exception: unknown): string {
+  if (exception instanceof Error) return `${exception.name}: ${exception.message}`;
+  return String(exception);
+}

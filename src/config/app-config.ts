@@ -1,0 +1,164 @@
+import { isAbsolute, resolve } from 'node:path';
+
+export type ExtractorMode = 'auto' | 'llm' | 'heuristic';
+export type UpstreamProvider = 'openai' | 'anthropic';
+
+/** Every setting of the service, read from the environment once at boot. */
+export interface AppConfig {
+  port: number;
+  host: string;
+  /** A PostgreSQL server; when unset the embedded database in `dataDir` is used. */
+  databaseUrl: string | null;
+  /** Directory of the embedded database, or `memory://` for a throwaway in-memory one. */
+  dataDir: string;
+  databasePoolSize: number;
+  serviceApiKey: string | null;
+  bodyLimitBytes: number;
+  upstream: {
+    provider: UpstreamProvider;
+    baseUrl: string;
+    apiKey: string | null;
+    timeoutMs: number;
+    streamIdleTimeoutMs: number;
+  };
+  llm: { baseUrl: string; apiKey: string | null; model: string };
+  extractor: ExtractorMode;
+  traitSchemasFile: string | null;
+  summaryIntervalMinutes: number;
+  embeddingsModel: string | null;
+  corsOrigins: string[];
+  rateLimitPerMinute: number;
+  ingestRateLimitPerMinute: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates the configuration; throws a ConfigError naming the first bad variable. */
+export function loadConfig(env: Env): AppConfig {
+  const read = new EnvReader(env);
+  const upstreamBaseUrl = read.url('UPSTREAM_BASE_URL', 'https://api.openai.com/v1');
+  const upstreamApiKey = read.optionalString('UPSTREAM_API_KEY');
+  return {
+    port: read.integer('PORT', 3000, 0, 65535),
+    host: read.string('HOST', '0.0.0.0'),
+    databaseUrl: read.optionalDatabaseUrl('DATABASE_URL'),
+    dataDir: read.dataDir('DATA_DIR', './data'),
+    databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 200),
+    serviceApiKey: read.optionalString('SERVICE_API_KEY'),
+    bodyLimitBytes: read.byteSize('BODY_LIMIT', '10mb'),
+    upstream: {
+      provider: read.oneOf('UPSTREAM_PROVIDER', ['openai', 'anthropic'] as const, 'openai'),
+      baseUrl: upstreamBaseUrl,
+      apiKey: upstreamApiKey,
+      timeoutMs: read.integer('UPSTREAM_TIMEOUT_MS', 60_000, 1, 3_600_000),
+      streamIdleTimeoutMs: read.integer('UPSTREAM_STREAM_IDLE_TIMEOUT_MS', 60_000, 1, 3_600_000),
+    },
+    llm: {
+      baseUrl: read.url('LLM_BASE_URL', upstreamBaseUrl),
+      apiKey: read.optionalString('LLM_API_KEY') ?? upstreamApiKey,
+      model: read.string('LLM_MODEL', 'gpt-4o-mini'),
+    },
+    extractor: read.oneOf('EXTRACTOR', ['auto', 'llm', 'heuristic'] as const, 'auto'),
+    traitSchemasFile: read.optionalString('TRAIT_SCHEMAS_FILE'),
+    summaryIntervalMinutes: read.integer('SUMMARY_INTERVAL_MINUTES', 60, 0, 525_600),
+    embeddingsModel: read.optionalString('EMBEDDINGS_MODEL'),
+    corsOrigins: read.list('CORS_ORIGINS'),
+    rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
+    ingestRateLimitPerMinute: read.integer('INGEST_RATE_LIMIT_PER_MINUTE', 60, 0, 10_000_000),
+    logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  };
+}
+
+class EnvReader {
+  constructor(private readonly env: Env) {}
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value === '' ? undefined : value;
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  optionalString(name: string): string | null {
+    return this.raw(name) ?? null;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value)) throw new ConfigError(name, `must be a whole number, got "${value}"`);
+    const parsed = Number(value);
+    if (parsed < min || parsed > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+    return parsed;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const lower = value.toLowerCase();
+    const match = allowed.find((candidate) => candidate === lower);
+    if (!match) throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${value}"`);
+    return match;
+  }
+
+  url(name: string, fallback: string): string {
+    const value = this.raw(name) ?? fallback;
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+    } catch {
+      throw new ConfigError(name, `must be an http(s) URL, got "${value}"`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new ConfigError(name, `must be an http(s) URL, got "${value}"`);
+    }
+    if (parsed.search || parsed.hash) throw new ConfigError(name, 'must not carry a query string or fragment');
+    return value.replace(/\/+$/, '');
+  }
+
+  optionalDatabaseUrl(name: string): string | null {
+    const value = this.raw(name);
+    if (value === undefined) return null;
+    if (!/^postgres(ql)?:\/\//.test(value)) {
+      throw new ConfigError(name, 'must be a postgres:// or postgresql:// URL');
+    }
+    return value;
+  }
+
+  dataDir(name: string, fallback: string): string {
+    const value = this.raw(name) ?? fallback;
+    if (value === 'memory://') return value;
+    return isAbsolute(value) ? value : resolve(value);
+  }
+
+  byteSize(name: string, fallback: string): number {
+    const value = (this.raw(name) ?? fallback).toLowerCase();
+    const match = /^(\d+)\s*(b|kb|mb)?$/.exec(value);
+    if (!match) throw new ConfigError(name, `must be a size such as 10mb, 512kb or 1048576, got "${value}"`);
+    const unit = match[2] ?? 'b';
+    const bytes = Number(match[1]) * (unit === 'mb' ? 1024 * 1024 : unit === 'kb' ? 1024 : 1);
+    if (bytes < 1024 * 1024 || bytes > 1024 * 1024 * 1024) {
+      throw new ConfigError(name, 'must be between 1mb and 1024mb');
+    }
+    return bytes;
+  }
+
+  list(name: string): string[] {
+    const value = this.raw(name);
+    if (value === undefined) return [];
+    return value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0);
+  }
+}

@@ -1,0 +1,39 @@
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { DataSourceOptions } from 'typeorm';
+import { MemoryEntity } from '../memories/memory.entity';
+import { MessageEntity } from '../messages/message.entity';
+import { ProfileEntity } from '../profiles/profile.entity';
+import { TraitEntity } from '../traits/trait.entity';
+import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema';
+import { EmbeddedDatabase } from './embedded-database';
+
+export const ENTITIES = [ProfileEntity, TraitEntity, MemoryEntity, MessageEntity];
+export const MIGRATIONS = [InitialSchema1763700000000];
+
+/**
+ * The one set of TypeORM options, used by the app and by the CLI (ormconfig.ts). Both targets use the
+ * `postgres` driver and `pg`: a server through DATABASE_URL, or the embedded PGlite through its pg shim
+ * with a pool of one (PGlite is a single session).
+ */
+export function buildDataSourceOptions(
+  target: { databaseUrl: string; poolSize: number } | { embedded: EmbeddedDatabase },
+): DataSourceOptions {
+  const base = {
+    type: 'postgres' as const,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsRun: true,
+    migrationsTransactionMode: 'each' as const,
+    synchronize: false,
+    installExtensions: false,
+    uuidExtension: 'pgcrypto' as const,
+  };
+  if ('databaseUrl' in target) {
+    return { ...base, url: target.databaseUrl, poolSize: target.poolSize, applicationName: 'profile-memory-service' };
+  }
+  return {
+    ...base,
+    extra: { ...createPgConfig(target.embedded.pglite), max: 1, idleTimeoutMillis: 0 },
+    connectTimeoutMS: 30_000,
+  };
+}

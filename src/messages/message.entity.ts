@@ -1,0 +1,39 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+@Entity({ name: 'messages' })
+export class MessageEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  /** Insertion order; messages of one turn share a timestamp. */
+  @Column({ type: 'bigint', insert: false, update: false })
+  seq: string;
+
+  @Column({ name: 'profile_id', type: 'uuid' })
+  profileId: string;
+
+  @Column({ type: 'text' })
+  role: string;
+
+  @Column({ type: 'text' })
+  content: string;
+
+  @Column({ name: 'request_id', type: 'text', nullable: true })
+  requestId: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  model: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  /** Null until extraction has consumed the message: the durable to-do list of background extraction. */
+  @Column({ name: 'extracted_at', type: 'timestamptz', nullable: true })
+  extractedAt: Date | null;
+
+  @Column({ name: 'extraction_attempts', type: 'integer', default: 0 })
+  extractionAttempts: number;
+
+  @Column({ name: 'extraction_error', type: 'text', nullable: true })
+  extractionError: string | null;
+}

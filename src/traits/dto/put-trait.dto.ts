@@ -1,0 +1,26 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined, IsOptional } from 'class-validator';
+import { UnitInterval } from '../../common/dto-decorators';
+
+export class PutTraitDto {
+  /** The value; it must match the trait's schema when the key has one. */
+  @ApiProperty({
+    description: 'Any JSON value except null; must match the schema of the key when there is one',
+    oneOf: [
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'array', items: {} },
+      { type: 'object', additionalProperties: true },
+    ],
+    example: 'German',
+  })
+  @IsDefined({ context: { code: 'invalid_trait_value' }, message: 'value is required' })
+  value: unknown;
+
+  /** 0.0 to 1.0; default 1.0. */
+  @ApiPropertyOptional({ minimum: 0, maximum: 1, default: 1, type: Number })
+  @IsOptional()
+  @UnitInterval('invalid_confidence')
+  confidence?: number;
+}
