@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 
 /**
  * A non-negative integer query parameter written as digits only (`10abc`, `1e3`, `-1` and `` are
@@ -17,6 +17,14 @@ export function QueryInteger(code: string, clampTo?: number) {
     IsInt({ context: { code }, message: ({ property }) => `${property} must be a non-negative integer` }),
     Min(0, { context: { code }, message: ({ property }) => `${property} must be a non-negative integer` }),
   );
+}
+
+/**
+ * An optional body field: it may be absent, but when present it is validated, so `null` is rejected
+ * (class-validator's IsOptional would let null through).
+ */
+export function OptionalField() {
+  return ValidateIf((_object: object, value: unknown) => value !== undefined);
 }
 
 /** A number from 0.0 to 1.0 (never clamped). */

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { QueryInteger, Text, UnitInterval } from '../../common/dto-decorators';
+import { OptionalField, QueryInteger, Text, UnitInterval } from '../../common/dto-decorators';
 import { MEMORY_TYPES, MemoryType } from '../memory.entity';
 
 export const MAX_MEMORY_CONTENT_LENGTH = 10_000;
@@ -33,7 +33,7 @@ export class CreateMemoryDto {
 
   /** 0.0 to 1.0; default 0.5. */
   @ApiPropertyOptional({ minimum: 0, maximum: 1, default: 0.5, type: Number })
-  @IsOptional()
+  @OptionalField()
   @UnitInterval('invalid_importance')
   importance: number = 0.5;
 }

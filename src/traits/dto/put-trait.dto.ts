@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsOptional } from 'class-validator';
-import { UnitInterval } from '../../common/dto-decorators';
+import { IsDefined } from 'class-validator';
+import { OptionalField, UnitInterval } from '../../common/dto-decorators';
 
 export class PutTraitDto {
   /** The value; it must match the trait's schema when the key has one. */
@@ -20,7 +20,7 @@ export class PutTraitDto {
 
   /** 0.0 to 1.0; default 1.0. */
   @ApiPropertyOptional({ minimum: 0, maximum: 1, default: 1, type: Number })
-  @IsOptional()
+  @OptionalField()
   @UnitInterval('invalid_confidence')
   confidence?: number;
 }

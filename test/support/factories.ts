@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { TestApp } from './test-app';
+
+export interface ProfileBody {
+  id: string;
+  externalId: string | null;
+  summary: string;
+  summaryVersion: number;
+  summaryUpdatedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export async function makeProfile(t: TestApp, externalId = `user-${randomUUID()}`): Promise<ProfileBody> {
+  const res = await t.api().post('/api/profiles').send({ externalId }).expect(201);
+  return res.body.profile as ProfileBody;
+}
+
+export async function makeMemory(
+  t: TestApp,
+  profileId: string,
+  memory: { content?: string; type?: string; importance?: number } = {},
+): Promise<{ id: string; content: string; importance: number; createdAt: string }> {
+  const res = await t
+    .api()
+    .post(`/api/profiles/${profileId}/memories`)
+    .send({ content: memory.content ?? `memory ${randomUUID()}`, type: memory.type ?? 'fact', ...memory })
+    .expect(201);
+  return res.body.memory;
+}
+
+export async function putTrait(
+  t: TestApp,
+  profileId: string,
+  key: string,
+  value: unknown,
+  confidence?: number,
+) {
+  const res = await t
+    .api()
+    .put(`/api/profiles/${profileId}/traits/${key}`)
+    .send(confidence === undefined ? { value } : { value, confidence })
+    .expect(200);
+  return res.body.trait;
+}
+
+/** Stores conversation messages directly: the proxy is the only API that writes them. */
+export async function insertMessages(t: TestApp, profileId: string, contents: string[]): Promise<void> {
+  for (const [index, content] of contents.entries()) {
+    await t.dataSource.query(`INSERT INTO messages (profile_id, role, content) VALUES ($1, $2, $3)`, [
+      profileId,
+      index % 2 === 0 ? 'user' : 'assistant',
+      content,
+    ]);
+  }
+}
+
+export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Asserts the error envelope and returns it. */
+export function expectEnvelope(
+  body: unknown,
+  code: string,
+): { message: string; type: string; code: string; param?: string } {
+  const error = (body as { error?: { message: string; type: string; code: string; param?: string } }).error;
+  expect(error).toBeDefined();
+  expect(error!.code).toBe(code);
+  expect(typeof error!.message).toBe('string');
+  expect(typeof error!.type).toBe('string');
+  expect(Object.keys(body as object)).toEqual(['error']);
+  return error!;
+}

@@ -1,0 +1,55 @@
+import { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { App } from 'supertest/types';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app.setup';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  server: App;
+  /** Base URL of the real HTTP server, e.g. http://127.0.0.1:40123 */
+  url: string;
+  dataSource: DataSource;
+  api: () => ReturnType<typeof request>;
+  close: () => Promise<void>;
+}
+
+/**
+ * Starts the application as main.ts does (same module, pipeline and body parsing) on a random loopback
+ * port. `env` is applied while the app reads its configuration and restored afterwards. On a
+ * PostgreSQL server (DATABASE_URL set) the tables are emptied first, so each suite starts clean.
+ */
+export async function startTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
+  const saved = new Map(Object.keys(env).map((key) => [key, process.env[key]]));
+  applyEnv(env);
+  let app: NestExpressApplication;
+  try {
+    app = await createApp();
+  } finally {
+    applyEnv(Object.fromEntries(saved));
+  }
+  await app.listen(0, '127.0.0.1');
+  const dataSource = app.get(DataSource);
+  if (process.env.DATABASE_URL && env.DATABASE_URL === undefined) await truncateAll(dataSource);
+  const server = app.getHttpServer() as App;
+  const address = (app.getHttpServer() as { address(): { port: number } }).address();
+  return {
+    app,
+    server,
+    url: `http://127.0.0.1:${address.port}`,
+    dataSource,
+    api: () => request(server),
+    close: () => app.close(),
+  };
+}
+
+export async function truncateAll(dataSource: DataSource): Promise<void> {
+  await dataSource.query('TRUNCATE profiles, traits, memories, messages');
+}
+
+function applyEnv(env: Record<string, string | undefined>): void {
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+}
