@@ -39,7 +39,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '`{ "error": { "message", "type", "code", "param"? } }`.',
     )
     .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'SERVICE_API_KEY, when the service has one' })
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      description: 'SERVICE_API_KEY, when the service has one',
+    })
     .build();
   return SwaggerModule.createDocument(app, options, {
     operationIdFactory: (_controllerKey, methodKey) => methodKey,

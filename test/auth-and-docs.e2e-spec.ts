@@ -69,7 +69,10 @@ describe('API key and documentation', () => {
   });
 
   describe('the OpenAPI document', () => {
-    let doc: { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
+    let doc: {
+      paths: Record<string, Record<string, Operation>>;
+      components: { schemas: Record<string, unknown> };
+    };
 
     beforeAll(async () => {
       doc = (await t.api().get('/docs-json').expect(200)).body;
@@ -92,7 +95,10 @@ describe('API key and documentation', () => {
           const success = Object.entries(op.responses).filter(([status]) => status.startsWith('2'));
           expect({ where, hasSuccess: success.length > 0 }).toEqual({ where, hasSuccess: true });
           if (path.startsWith('/api/')) {
-            expect({ where, schema: success.every(([, r]) => r.content !== undefined) }).toEqual({ where, schema: true });
+            expect({ where, schema: success.every(([, r]) => r.content !== undefined) }).toEqual({
+              where,
+              schema: true,
+            });
             expect({ where, has401: '401' in op.responses }).toEqual({ where, has401: true });
           }
         }
@@ -100,15 +106,21 @@ describe('API key and documentation', () => {
     });
 
     it('declares the access of every operation, and the server enforces exactly that', async () => {
-      const [profile] = await t.dataSource.query(`INSERT INTO profiles (external_id) VALUES ('docs-walk') RETURNING id`);
+      const [profile] = await t.dataSource.query(
+        `INSERT INTO profiles (external_id) VALUES ('docs-walk') RETURNING id`,
+      );
       for (const [path, ops] of Object.entries(doc.paths)) {
         for (const [method, op] of Object.entries(ops)) {
           const where = `${method.toUpperCase()} ${path}`;
           const access = op['x-access'];
           expect({ where, access }).toEqual({ where, access: expect.stringMatching(/^(public|api-key)$/) });
-          if (access === 'api-key') expect({ where, security: op.security }).toEqual({ where, security: [{ bearer: [] }] });
+          if (access === 'api-key')
+            expect({ where, security: op.security }).toEqual({ where, security: [{ bearer: [] }] });
 
-          const concrete = path.replace('{id}', profile.id).replace('{key}', 'name').replace('{memoryId}', profile.id);
+          const concrete = path
+            .replace('{id}', profile.id)
+            .replace('{key}', 'name')
+            .replace('{memoryId}', profile.id);
           const res = await t.api()[method as 'get'](concrete).send({});
           if (access === 'public') expect({ where, status: res.status }).not.toEqual({ where, status: 401 });
           else expect({ where, code: res.body?.error?.code }).toEqual({ where, code: 'missing_api_key' });
@@ -117,7 +129,10 @@ describe('API key and documentation', () => {
     });
 
     it('describes request bodies from the DTOs, with their limits', () => {
-      const memory = doc.components.schemas.CreateMemoryDto as { required: string[]; properties: Record<string, object> };
+      const memory = doc.components.schemas.CreateMemoryDto as {
+        required: string[];
+        properties: Record<string, object>;
+      };
       expect(memory.required).toEqual(expect.arrayContaining(['content', 'type']));
       expect(memory.properties.importance).toMatchObject({ minimum: 0, maximum: 1 });
       expect(doc.components.schemas.ErrorResponseDto).toBeDefined();

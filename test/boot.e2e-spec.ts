@@ -6,7 +6,11 @@ import { ChildService } from './support/child-service';
 /** The built service as `npm start` runs it: configuration, the embedded database on disk, its lock. */
 describe('Booting the built service', () => {
   let dataDir: string;
-  const embedded = (extra: Record<string, string> = {}) => ({ DATABASE_URL: undefined, DATA_DIR: dataDir, ...extra });
+  const embedded = (extra: Record<string, string> = {}) => ({
+    DATABASE_URL: undefined,
+    DATA_DIR: dataDir,
+    ...extra,
+  });
 
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'pms-boot-'));
@@ -93,7 +97,9 @@ describe('Booting the built service', () => {
         ],
       }),
     );
-    const service = await ChildService.start(embedded({ TRAIT_SCHEMAS_FILE: file, DATA_DIR: join(dataDir, 'schemas-db') }));
+    const service = await ChildService.start(
+      embedded({ TRAIT_SCHEMAS_FILE: file, DATA_DIR: join(dataDir, 'schemas-db') }),
+    );
     await service.ready();
     await fetch(`${service.url}/api/profiles`, {
       method: 'POST',

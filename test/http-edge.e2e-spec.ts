@@ -32,7 +32,12 @@ describe('HTTP edge: errors before the controllers', () => {
     ['single quotes', "{'externalId': 'a'}"],
     ['plain text', 'hello'],
   ])('answers malformed JSON (%s) with 400 invalid_json', async (_label, raw) => {
-    const res = await t.api().post('/api/profiles').set('content-type', 'application/json').send(raw).expect(400);
+    const res = await t
+      .api()
+      .post('/api/profiles')
+      .set('content-type', 'application/json')
+      .send(raw)
+      .expect(400);
     expectEnvelope(res.body, 'invalid_json');
   });
 
@@ -42,7 +47,12 @@ describe('HTTP edge: errors before the controllers', () => {
     ['null', 'null'],
     ['a number', '42'],
   ])('answers a JSON body that is %s with 400 invalid_json', async (_label, raw) => {
-    const res = await t.api().post('/api/profiles').set('content-type', 'application/json').send(raw).expect(400);
+    const res = await t
+      .api()
+      .post('/api/profiles')
+      .set('content-type', 'application/json')
+      .send(raw)
+      .expect(400);
     expectEnvelope(res.body, 'invalid_json');
   });
 
@@ -125,19 +135,39 @@ describe('HTTP edge: errors before the controllers', () => {
       '\u{1F600}'.repeat(500),
     ];
     for (const content of samples) {
-      const created = await t.api().post(`/api/profiles/${profileId}/memories`).send({ content, type: 'fact' }).expect(201);
+      const created = await t
+        .api()
+        .post(`/api/profiles/${profileId}/memories`)
+        .send({ content, type: 'fact' })
+        .expect(201);
       expect(created.body.memory.content).toBe(content);
     }
-    const externalId = 'user 👤 «ünïcödé» \' OR 1=1';
+    const externalId = "user 👤 «ünïcödé» ' OR 1=1";
     const profile = await t.api().post('/api/profiles').send({ externalId }).expect(201);
-    const fetched = await t.api().get(`/api/profiles/${encodeURIComponent(externalId)}`).expect(200);
+    const fetched = await t
+      .api()
+      .get(`/api/profiles/${encodeURIComponent(externalId)}`)
+      .expect(200);
     expect(fetched.body.profile.id).toBe(profile.body.profile.id);
     const [{ n }] = await t.dataSource.query(`SELECT count(*)::int AS n FROM memories`);
     expect(n).toBeGreaterThanOrEqual(samples.length);
   });
 
   it('never answers 5xx or a stack trace to a barrage of wrong types on every write route', async () => {
-    const wrongValues: unknown[] = [null, true, 0, -1, 1e308, '', ' ', 'x'.repeat(50_000), [], [1, 2], {}, { $gt: '' }];
+    const wrongValues: unknown[] = [
+      null,
+      true,
+      0,
+      -1,
+      1e308,
+      '',
+      ' ',
+      'x'.repeat(50_000),
+      [],
+      [1, 2],
+      {},
+      { $gt: '' },
+    ];
     const routes: Array<[string, string, (v: unknown) => object]> = [
       ['post', '/api/profiles', (v) => ({ externalId: v })],
       ['patch', `/api/profiles/${profileId}`, (v) => ({ summary: v })],

@@ -36,13 +36,21 @@ describe('Memories API', () => {
   });
 
   it('does not store a repeat: same normalised content returns the existing memory (200) with the higher importance', async () => {
-    const first = await makeMemory(t, profileId, { content: 'Prefers tea over coffee.', type: 'preference', importance: 0.3 });
+    const first = await makeMemory(t, profileId, {
+      content: 'Prefers tea over coffee.',
+      type: 'preference',
+      importance: 0.3,
+    });
     const repeat = await t
       .api()
       .post(`/api/profiles/${profileId}/memories`)
       .send({ content: '  prefers TEA   over coffee ', type: 'preference', importance: 0.8 })
       .expect(200);
-    expect(repeat.body.memory).toMatchObject({ id: first.id, content: 'Prefers tea over coffee.', importance: 0.8 });
+    expect(repeat.body.memory).toMatchObject({
+      id: first.id,
+      content: 'Prefers tea over coffee.',
+      importance: 0.8,
+    });
     const lower = await t
       .api()
       .post(`/api/profiles/${profileId}/memories`)
@@ -66,10 +74,18 @@ describe('Memories API', () => {
     await t.dataSource.query(`UPDATE memories SET decay_factor = 0.5 WHERE id = $1`, [decayed.id]);
     const tieOld = await makeMemory(t, profileId, { content: 'tie old', importance: 0.4 });
     const tieNew = await makeMemory(t, profileId, { content: 'tie new', importance: 0.4 });
-    await t.dataSource.query(`UPDATE memories SET created_at = now() - interval '1 day' WHERE id = $1`, [tieOld.id]);
+    await t.dataSource.query(`UPDATE memories SET created_at = now() - interval '1 day' WHERE id = $1`, [
+      tieOld.id,
+    ]);
 
     const all = await t.api().get(`/api/profiles/${profileId}/memories`).expect(200);
-    expect(all.body.memories.map((m: { id: string }) => m.id)).toEqual([high.id, decayed.id, tieNew.id, tieOld.id, low.id]);
+    expect(all.body.memories.map((m: { id: string }) => m.id)).toEqual([
+      high.id,
+      decayed.id,
+      tieNew.id,
+      tieOld.id,
+      low.id,
+    ]);
     expect(all.body.memories[1].decayFactor).toBe(0.5);
 
     const events = await t.api().get(`/api/profiles/${profileId}/memories?type=event`).expect(200);
@@ -102,10 +118,16 @@ describe('Memories API', () => {
     expect(list.body.memories.map((m: { id: string }) => m.id)).toEqual([theirs.id]);
   });
 
-  it.each(['not-a-uuid', '123', "1' OR '1'='1"])('answers 404 memory_not_found for the id %s', async (memoryId) => {
-    const res = await t.api().delete(`/api/profiles/${profileId}/memories/${encodeURIComponent(memoryId)}`).expect(404);
-    expectEnvelope(res.body, 'memory_not_found');
-  });
+  it.each(['not-a-uuid', '123', "1' OR '1'='1"])(
+    'answers 404 memory_not_found for the id %s',
+    async (memoryId) => {
+      const res = await t
+        .api()
+        .delete(`/api/profiles/${profileId}/memories/${encodeURIComponent(memoryId)}`)
+        .expect(404);
+      expectEnvelope(res.body, 'memory_not_found');
+    },
+  );
 
   it.each([
     ['no content', { type: 'fact' }, 'invalid_content'],

@@ -26,9 +26,22 @@ describe('Profiles API', () => {
       const created = await t.api().post('/api/profiles').send({ externalId: 'create-me' }).expect(201);
       const profile = created.body.profile;
       expect(Object.keys(profile).sort()).toEqual(
-        ['createdAt', 'externalId', 'id', 'summary', 'summaryUpdatedAt', 'summaryVersion', 'updatedAt'].sort(),
+        [
+          'createdAt',
+          'externalId',
+          'id',
+          'summary',
+          'summaryUpdatedAt',
+          'summaryVersion',
+          'updatedAt',
+        ].sort(),
       );
-      expect(profile).toMatchObject({ externalId: 'create-me', summary: '', summaryVersion: 0, summaryUpdatedAt: null });
+      expect(profile).toMatchObject({
+        externalId: 'create-me',
+        summary: '',
+        summaryVersion: 0,
+        summaryUpdatedAt: null,
+      });
       expect(profile.id).toMatch(UUID);
       expect(profile.createdAt).toMatch(ISO_TIMESTAMP);
 
@@ -50,7 +63,9 @@ describe('Profiles API', () => {
       expect(statuses.filter((s) => s === 201)).toHaveLength(1);
       expect(statuses.filter((s) => s === 200)).toHaveLength(19);
       expect(new Set(results.map((r) => r.body.profile.id)).size).toBe(1);
-      const rows = await t.dataSource.query(`SELECT count(*)::int AS n FROM profiles WHERE external_id = 'racy'`);
+      const rows = await t.dataSource.query(
+        `SELECT count(*)::int AS n FROM profiles WHERE external_id = 'racy'`,
+      );
       expect(rows[0].n).toBe(1);
     });
 
@@ -95,13 +110,17 @@ describe('Profiles API', () => {
     it('pages with limit and offset; total ignores them', async () => {
       const res = await t.api().get('/api/profiles?limit=2&offset=1').expect(200);
       expect(res.body.total).toBe(5);
-      expect(res.body.profiles.map((p: { externalId: string }) => p.externalId)).toEqual(['100%_real', 'list-c']);
+      expect(res.body.profiles.map((p: { externalId: string }) => p.externalId)).toEqual([
+        '100%_real',
+        'list-c',
+      ]);
       const beyond = await t.api().get('/api/profiles?offset=50').expect(200);
       expect(beyond.body).toEqual({ profiles: [], total: 5 });
     });
 
     it('clamps limit to 100', async () => {
-      for (let i = 0; i < 101; i++) await t.dataSource.query(`INSERT INTO profiles (external_id) VALUES ($1)`, [`bulk-${i}`]);
+      for (let i = 0; i < 101; i++)
+        await t.dataSource.query(`INSERT INTO profiles (external_id) VALUES ($1)`, [`bulk-${i}`]);
       const res = await t.api().get('/api/profiles?limit=1000').expect(200);
       expect(res.body.profiles).toHaveLength(100);
       expect(res.body.total).toBe(106);
@@ -111,9 +130,15 @@ describe('Profiles API', () => {
     it('searches external ids case-insensitively, taking % and _ literally', async () => {
       const upper = await t.api().get('/api/profiles?search=LIST').expect(200);
       expect(upper.body.total).toBe(3);
-      const percent = await t.api().get(`/api/profiles?search=${encodeURIComponent('100%_')}`).expect(200);
+      const percent = await t
+        .api()
+        .get(`/api/profiles?search=${encodeURIComponent('100%_')}`)
+        .expect(200);
       expect(percent.body.profiles.map((p: { externalId: string }) => p.externalId)).toEqual(['100%_real']);
-      const none = await t.api().get(`/api/profiles?search=${encodeURIComponent("' OR 1=1 --")}`).expect(200);
+      const none = await t
+        .api()
+        .get(`/api/profiles?search=${encodeURIComponent("' OR 1=1 --")}`)
+        .expect(200);
       expect(none.body).toEqual({ profiles: [], total: 0 });
     });
 
@@ -155,7 +180,13 @@ describe('Profiles API', () => {
       expect(recentMemories).toHaveLength(10);
       expect(recentMemories[0].content).toBe('fact number 11');
       expect(recentMemories[9].content).toBe('fact number 2');
-      expect(Object.keys(recentMemories[0]).sort()).toEqual(['content', 'createdAt', 'id', 'importance', 'type']);
+      expect(Object.keys(recentMemories[0]).sort()).toEqual([
+        'content',
+        'createdAt',
+        'id',
+        'importance',
+        'type',
+      ]);
     });
 
     it('prefers the internal id when a UUID-shaped external id names another profile', async () => {
@@ -182,7 +213,10 @@ describe('Profiles API', () => {
       ['a NUL character', '%00'],
       ['SQL', "'; DROP TABLE profiles; --"],
     ])('answers 404 profile_not_found for %s', async (_label, id) => {
-      const res = await t.api().get(`/api/profiles/${encodeURIComponent(id)}`).expect(404);
+      const res = await t
+        .api()
+        .get(`/api/profiles/${encodeURIComponent(id)}`)
+        .expect(404);
       const error = expectEnvelope(res.body, 'profile_not_found');
       expect(error.type).toBe('not_found');
     });
@@ -191,15 +225,27 @@ describe('Profiles API', () => {
   describe('PATCH /api/profiles/:id', () => {
     it('sets the summary and bumps summaryVersion', async () => {
       const profile = await makeProfile(t);
-      const res = await t.api().patch(`/api/profiles/${profile.id}`).send({ summary: 'Likes tea 🍵' }).expect(200);
+      const res = await t
+        .api()
+        .patch(`/api/profiles/${profile.id}`)
+        .send({ summary: 'Likes tea 🍵' })
+        .expect(200);
       expect(res.body.profile).toMatchObject({ summary: 'Likes tea 🍵', summaryVersion: 1 });
       expect(res.body.profile.summaryUpdatedAt).toMatch(ISO_TIMESTAMP);
-      const [row] = await t.dataSource.query(`SELECT summary_is_manual FROM profiles WHERE id = $1`, [profile.id]);
+      const [row] = await t.dataSource.query(`SELECT summary_is_manual FROM profiles WHERE id = $1`, [
+        profile.id,
+      ]);
       expect(row.summary_is_manual).toBe(true);
 
-      const cleared = await t.api().patch(`/api/profiles/${profile.externalId}`).send({ summary: '' }).expect(200);
+      const cleared = await t
+        .api()
+        .patch(`/api/profiles/${profile.externalId}`)
+        .send({ summary: '' })
+        .expect(200);
       expect(cleared.body.profile).toMatchObject({ summary: '', summaryVersion: 2 });
-      const [after] = await t.dataSource.query(`SELECT summary_is_manual FROM profiles WHERE id = $1`, [profile.id]);
+      const [after] = await t.dataSource.query(`SELECT summary_is_manual FROM profiles WHERE id = $1`, [
+        profile.id,
+      ]);
       expect(after.summary_is_manual).toBe(false);
     });
 
@@ -235,7 +281,10 @@ describe('Profiles API', () => {
       expect(res.body).toEqual({ success: true, deleted: { traits: 2, memories: 3, messages: 5 } });
 
       for (const table of ['traits', 'memories', 'messages']) {
-        const [gone] = await t.dataSource.query(`SELECT count(*)::int AS n FROM ${table} WHERE profile_id = $1`, [profile.id]);
+        const [gone] = await t.dataSource.query(
+          `SELECT count(*)::int AS n FROM ${table} WHERE profile_id = $1`,
+          [profile.id],
+        );
         expect(gone.n).toBe(0);
       }
       const [kept] = await t.dataSource.query(
@@ -260,11 +309,21 @@ describe('Profiles API', () => {
     it('exports exactly the documented fields of everything stored', async () => {
       const profile = await makeProfile(t, 'export-user');
       await putTrait(t, profile.id, 'timezone', 'Europe/Berlin', 0.8);
-      const memory = await makeMemory(t, profile.id, { content: 'Owns a bike', type: 'fact', importance: 0.7 });
+      const memory = await makeMemory(t, profile.id, {
+        content: 'Owns a bike',
+        type: 'fact',
+        importance: 0.7,
+      });
       await insertMessages(t, profile.id, ['I own a bike', 'Nice!']);
 
       const res = await t.api().get('/api/profiles/export-user/export').expect(200);
-      expect(Object.keys(res.body).sort()).toEqual(['exportedAt', 'memories', 'messages', 'profile', 'traits']);
+      expect(Object.keys(res.body).sort()).toEqual([
+        'exportedAt',
+        'memories',
+        'messages',
+        'profile',
+        'traits',
+      ]);
       expect(res.body.profile).toEqual({
         id: profile.id,
         externalId: 'export-user',
@@ -273,7 +332,13 @@ describe('Profiles API', () => {
         updatedAt: profile.updatedAt,
       });
       expect(res.body.traits).toEqual([
-        { key: 'timezone', value: 'Europe/Berlin', confidence: 0.8, source: 'manual', createdAt: expect.stringMatching(ISO_TIMESTAMP) },
+        {
+          key: 'timezone',
+          value: 'Europe/Berlin',
+          confidence: 0.8,
+          source: 'manual',
+          createdAt: expect.stringMatching(ISO_TIMESTAMP),
+        },
       ]);
       expect(res.body.memories).toEqual([
         { id: memory.id, content: 'Owns a bike', type: 'fact', importance: 0.7, createdAt: memory.createdAt },

@@ -19,7 +19,11 @@ describe('Traits API', () => {
   });
 
   it('creates a trait from its schema with all fields, source manual and confidence 1.0 by default', async () => {
-    const res = await t.api().put(`/api/profiles/${profileId}/traits/preferred_language`).send({ value: ' German ' }).expect(200);
+    const res = await t
+      .api()
+      .put(`/api/profiles/${profileId}/traits/preferred_language`)
+      .send({ value: ' German ' })
+      .expect(200);
     expect(res.body.trait).toEqual({
       key: 'preferred_language',
       value: 'German',
@@ -40,7 +44,12 @@ describe('Traits API', () => {
       .put(`/api/profiles/${profile.externalId}/traits/communication_style`)
       .send({ value: 'formal', confidence: 0.9 })
       .expect(200);
-    expect(second.body.trait).toMatchObject({ value: 'formal', confidence: 0.9, valueType: 'enum', category: 'preferences' });
+    expect(second.body.trait).toMatchObject({
+      value: 'formal',
+      confidence: 0.9,
+      valueType: 'enum',
+      category: 'preferences',
+    });
     expect(second.body.trait.createdAt).toBe(first.createdAt);
     expect(Date.parse(second.body.trait.updatedAt)).toBeGreaterThanOrEqual(Date.parse(first.updatedAt));
     const list = await t.api().get(`/api/profiles/${profile.id}/traits`).expect(200);
@@ -53,7 +62,11 @@ describe('Traits API', () => {
        VALUES ($1, 'name', '"Bob"', 'string', 'identity', 0.6, 'extracted')`,
       [profileId],
     );
-    const res = await t.api().put(`/api/profiles/${profileId}/traits/name`).send({ value: 'Robert' }).expect(200);
+    const res = await t
+      .api()
+      .put(`/api/profiles/${profileId}/traits/name`)
+      .send({ value: 'Robert' })
+      .expect(200);
     expect(res.body.trait).toMatchObject({ value: 'Robert', source: 'manual', confidence: 1 });
   });
 
@@ -64,7 +77,11 @@ describe('Traits API', () => {
 
   it('infers the type of a trait without a schema, in category custom', async () => {
     const object = await putTrait(t, profileId, 'favourite.team-2', { sport: 'football', since: 1999 });
-    expect(object).toMatchObject({ valueType: 'object', category: 'custom', value: { sport: 'football', since: 1999 } });
+    expect(object).toMatchObject({
+      valueType: 'object',
+      category: 'custom',
+      value: { sport: 'football', since: 1999 },
+    });
     const number = await putTrait(t, profileId, 'shoe_size', 44.5);
     expect(number).toMatchObject({ valueType: 'number', value: 44.5 });
     const bool = await putTrait(t, profileId, 'vegetarian', false);
@@ -100,7 +117,12 @@ describe('Traits API', () => {
   });
 
   it.each([
-    ['an enum value outside the schema', 'communication_style', { value: 'sarcastic' }, 'invalid_trait_value'],
+    [
+      'an enum value outside the schema',
+      'communication_style',
+      { value: 'sarcastic' },
+      'invalid_trait_value',
+    ],
     ['a number for a string schema', 'name', { value: 42 }, 'invalid_trait_value'],
     ['an empty string', 'name', { value: '   ' }, 'invalid_trait_value'],
     ['a string for an array schema', 'interests', { value: 'chess' }, 'invalid_trait_value'],
@@ -118,7 +140,11 @@ describe('Traits API', () => {
     ['a 101-character key', 'k'.repeat(101), { value: 'x' }, 'invalid_trait_key'],
     ['a key with SQL', "name';--", { value: 'x' }, 'invalid_trait_key'],
   ])('rejects %s', async (_label, key, body, code) => {
-    const res = await t.api().put(`/api/profiles/${profileId}/traits/${encodeURIComponent(key)}`).send(body).expect(400);
+    const res = await t
+      .api()
+      .put(`/api/profiles/${profileId}/traits/${encodeURIComponent(key)}`)
+      .send(body)
+      .expect(400);
     expectEnvelope(res.body, code);
     const list = await t.api().get(`/api/profiles/${profileId}/traits`).expect(200);
     expect(list.body.traits).toEqual([]);

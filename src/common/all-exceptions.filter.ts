@@ -56,8 +56,15 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private toApiError(exception: unknown, request: Request): ApiError {
     if (exception instanceof ApiError) return exception;
     if (exception instanceof HttpException) return this.fromHttpException(exception, request);
-    if (exception instanceof QueryFailedError && this.isClientDataError(exception)) {
-      return new ApiError(HttpStatus.BAD_REQUEST, 'invalid_value', 'A value in the request cannot be stored.');
+    if (
+      exception instanceof QueryFailedError &&
+      this.isClientDataError(exception as QueryFailedError<Error>)
+    ) {
+      return new ApiError(
+        HttpStatus.BAD_REQUEST,
+        'invalid_value',
+        'A value in the request cannot be stored.',
+      );
     }
     const errorId = randomUUID();
     this.logger.error(
@@ -81,7 +88,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     return new ApiError(status, code, exception.message);
   }
 
-  private isClientDataError(error: QueryFailedError): boolean {
+  private isClientDataError(error: QueryFailedError<Error>): boolean {
     const sqlState = (error.driverError as { code?: unknown } | undefined)?.code;
     return typeof sqlState === 'string' && CLIENT_DATA_SQLSTATES.has(sqlState);
   }

@@ -15,7 +15,9 @@ export function jsonBodyParser(limitBytes: number): RequestHandler[] {
   const parseJson = express.json({ limit: limitBytes, strict: true, type: isJsonContentType });
   return [
     (req: Request, res: Response, next: NextFunction) => {
-      parseJson(req, res, (error?: unknown) => next(error === undefined ? undefined : toParseError(error, limitBytes)));
+      parseJson(req, res, (error?: unknown) =>
+        next(error === undefined ? undefined : toParseError(error, limitBytes)),
+      );
     },
     (req: Request, _res: Response, next: NextFunction) => next(checkParsedBody(req)),
   ];
@@ -74,7 +76,11 @@ function toParseError(error: unknown, limitBytes: number): ApiError {
         'The request body must be JSON in UTF-8.',
       );
     case 'request.aborted':
-      return new ApiError(HttpStatus.BAD_REQUEST, 'request_aborted', 'The request body was not received completely.');
+      return new ApiError(
+        HttpStatus.BAD_REQUEST,
+        'request_aborted',
+        'The request body was not received completely.',
+      );
     default:
       return new ApiError(HttpStatus.BAD_REQUEST, 'invalid_json', 'The request body is not valid JSON.');
   }

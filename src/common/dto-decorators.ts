@@ -1,6 +1,17 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import {
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 
 /**
  * A non-negative integer query parameter written as digits only (`10abc`, `1e3`, `-1` and `` are
@@ -39,6 +50,9 @@ export function UnitInterval(code: string) {
   );
 }
 
+// eslint-disable-next-line no-control-regex -- NUL is exactly what must be refused
+const NO_NUL_CHARACTER = /^[^\u0000]*$/;
+
 /**
  * A string of at most `maxLength` characters without NUL characters (PostgreSQL cannot store them);
  * unless `allowBlank`, it must contain something other than white space.
@@ -50,7 +64,10 @@ export function Text(code: string, maxLength: number, options: { allowBlank?: bo
       context: { code },
       message: ({ property }) => `${property} must be at most ${maxLength} characters`,
     }),
-    Matches(/^[^\u0000]*$/, { context: { code }, message: ({ property }) => `${property} must not contain NUL characters` }),
+    Matches(NO_NUL_CHARACTER, {
+      context: { code },
+      message: ({ property }) => `${property} must not contain NUL characters`,
+    }),
   ];
   if (!options.allowBlank) {
     decorators.push(

@@ -31,7 +31,10 @@ function toApiError(errors: ValidationError[]): ApiError {
   return new ApiError(HttpStatus.BAD_REQUEST, code, message, path);
 }
 
-function firstLeaf(error: ValidationError | undefined, path: string): { error?: ValidationError; path: string } {
+function firstLeaf(
+  error: ValidationError | undefined,
+  path: string,
+): { error?: ValidationError; path: string } {
   if (!error) return { path };
   if (error.constraints && Object.keys(error.constraints).length > 0) return { error, path };
   const child = error.children?.[0];

@@ -33,7 +33,10 @@ export interface AppConfig {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, problem: string) {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
     super(`Invalid configuration: ${variable} ${problem}`);
     this.name = 'ConfigError';
   }
@@ -73,7 +76,11 @@ export function loadConfig(env: Env): AppConfig {
     corsOrigins: read.list('CORS_ORIGINS'),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
     ingestRateLimitPerMinute: read.integer('INGEST_RATE_LIMIT_PER_MINUTE', 60, 0, 10_000_000),
-    logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    logLevel: read.oneOf(
+      'LOG_LEVEL',
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      'info',
+    ),
   };
 }
 
@@ -98,7 +105,8 @@ class EnvReader {
     if (value === undefined) return fallback;
     if (!/^\d+$/.test(value)) throw new ConfigError(name, `must be a whole number, got "${value}"`);
     const parsed = Number(value);
-    if (parsed < min || parsed > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+    if (parsed < min || parsed > max)
+      throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
     return parsed;
   }
 
@@ -122,7 +130,8 @@ class EnvReader {
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
       throw new ConfigError(name, `must be an http(s) URL, got "${value}"`);
     }
-    if (parsed.search || parsed.hash) throw new ConfigError(name, 'must not carry a query string or fragment');
+    if (parsed.search || parsed.hash)
+      throw new ConfigError(name, 'must not carry a query string or fragment');
     return value.replace(/\/+$/, '');
   }
 

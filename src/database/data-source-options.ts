@@ -29,7 +29,12 @@ export function buildDataSourceOptions(
     uuidExtension: 'pgcrypto' as const,
   };
   if ('databaseUrl' in target) {
-    return { ...base, url: target.databaseUrl, poolSize: target.poolSize, applicationName: 'profile-memory-service' };
+    return {
+      ...base,
+      url: target.databaseUrl,
+      poolSize: target.poolSize,
+      applicationName: 'profile-memory-service',
+    };
   }
   return {
     ...base,

@@ -7,7 +7,9 @@ export const IN_MEMORY_DATA_DIR = 'memory://';
 /** Thrown when another live process holds the embedded database's directory. */
 export class DataDirLockedError extends Error {
   constructor(dataDir: string, pid: number) {
-    super(`DATA_DIR ${dataDir} is in use by process ${pid}; two processes on one directory would lose writes.`);
+    super(
+      `DATA_DIR ${dataDir} is in use by process ${pid}; two processes on one directory would lose writes.`,
+    );
     this.name = 'DataDirLockedError';
   }
 }
@@ -60,7 +62,8 @@ function acquireLock(dataDir: string): string {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(readFileSync(lockPath, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) throw new DataDirLockedError(dataDir, holder);
+      if (Number.isInteger(holder) && holder > 0 && isAlive(holder))
+        throw new DataDirLockedError(dataDir, holder);
       rmSync(lockPath, { force: true }); // left behind by a process that died
     }
   }

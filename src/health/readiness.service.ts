@@ -12,6 +12,8 @@ export class ReadinessService {
 
   /** Throws Terminus' 503 exception, whose body the exception filter passes through as it is. */
   check(): Promise<HealthCheckResult> {
-    return this.health.check([() => this.database.pingCheck('database', { timeout: READINESS_DB_TIMEOUT_MS })]);
+    return this.health.check([
+      () => this.database.pingCheck('database', { timeout: READINESS_DB_TIMEOUT_MS }),
+    ]);
   }
 }

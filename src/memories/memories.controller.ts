@@ -19,7 +19,10 @@ import { MemoriesService } from './memories.service';
 @ApiTags('memories')
 @RequiresApiKey()
 @ApiParam(PROFILE_ID_PARAM)
-@ApiNotFoundResponse({ description: '`profile_not_found` (or `memory_not_found` on delete)', type: ErrorResponseDto })
+@ApiNotFoundResponse({
+  description: '`profile_not_found` (or `memory_not_found` on delete)',
+  type: ErrorResponseDto,
+})
 @Controller('api/profiles/:id/memories')
 export class MemoriesController {
   constructor(private readonly memories: MemoriesService) {}
@@ -28,7 +31,10 @@ export class MemoriesController {
   @Get()
   @ApiOkResponse({ type: MemoryListResponseDto })
   @ApiBadRequestResponse({ description: '`invalid_memory_type`, `invalid_limit`', type: ErrorResponseDto })
-  async listMemories(@Param('id') id: string, @Query() query: ListMemoriesQueryDto): Promise<MemoryListResponseDto> {
+  async listMemories(
+    @Param('id') id: string,
+    @Query() query: ListMemoriesQueryDto,
+  ): Promise<MemoryListResponseDto> {
     return { memories: (await this.memories.list(id, query)).map(toMemoryDto) };
   }
 
@@ -57,7 +63,10 @@ export class MemoriesController {
   @Delete(':memoryId')
   @ApiParam({ name: 'memoryId', format: 'uuid' })
   @ApiOkResponse({ type: SuccessResponseDto })
-  async deleteMemory(@Param('id') id: string, @Param('memoryId') memoryId: string): Promise<SuccessResponseDto> {
+  async deleteMemory(
+    @Param('id') id: string,
+    @Param('memoryId') memoryId: string,
+  ): Promise<SuccessResponseDto> {
     await this.memories.delete(id, memoryId);
     return { success: true };
   }

@@ -40,7 +40,10 @@ export class MemoriesService {
   }
 
   /** Creates a memory by hand; see `remember` for what happens to a repeat. */
-  async create(profilePathId: string, memory: NewMemory): Promise<{ memory: MemoryEntity; created: boolean }> {
+  async create(
+    profilePathId: string,
+    memory: NewMemory,
+  ): Promise<{ memory: MemoryEntity; created: boolean }> {
     const profile = await this.profiles.resolve(profilePathId);
     return this.remember(this.dataSource.manager, profile.id, memory);
   }
@@ -84,7 +87,9 @@ export class MemoriesService {
       `Memory '${truncate(memoryId)}' does not exist in this profile.`,
     );
     if (!UUID_PATTERN.test(memoryId)) throw notFound;
-    const result = await this.dataSource.getRepository(MemoryEntity).delete({ id: memoryId, profileId: profile.id });
+    const result = await this.dataSource
+      .getRepository(MemoryEntity)
+      .delete({ id: memoryId, profileId: profile.id });
     if (!result.affected) throw notFound;
   }
 }

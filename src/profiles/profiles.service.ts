@@ -131,7 +131,9 @@ export class ProfilesService {
     return this.dataSource.transaction(async (manager) => {
       // Locking the row first makes concurrent inserts of its children wait and then fail, so the
       // counts below are all that ever existed.
-      const locked: unknown[] = await manager.query(`SELECT id FROM profiles WHERE id = $1 FOR UPDATE`, [profile.id]);
+      const locked: unknown[] = await manager.query(`SELECT id FROM profiles WHERE id = $1 FOR UPDATE`, [
+        profile.id,
+      ]);
       if (locked.length === 0) throw profileNotFound(pathId);
       const rows: Array<{ traits: number; memories: number; messages: number }> = await manager.query(
         `WITH t AS (DELETE FROM traits WHERE profile_id = $1 RETURNING 1),
@@ -153,12 +155,18 @@ export class ProfilesService {
     const profile = await this.resolve(pathId);
     // One snapshot, so the parts of the export agree with each other.
     return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
-      const traits = await manager.find(TraitEntity, { where: { profileId: profile.id }, order: { key: 'ASC' } });
+      const traits = await manager.find(TraitEntity, {
+        where: { profileId: profile.id },
+        order: { key: 'ASC' },
+      });
       const memories = await manager.find(MemoryEntity, {
         where: { profileId: profile.id },
         order: { createdAt: 'ASC', id: 'ASC' },
       });
-      const messages = await manager.find(MessageEntity, { where: { profileId: profile.id }, order: { seq: 'ASC' } });
+      const messages = await manager.find(MessageEntity, {
+        where: { profileId: profile.id },
+        order: { seq: 'ASC' },
+      });
       return { profile, traits, memories, messages, exportedAt: new Date() };
     });
   }

@@ -23,7 +23,8 @@ export const DEFAULT_TRAIT_SCHEMAS: readonly TraitSchema[] = [
     category: 'identity',
     extraction: {
       enabled: true,
-      promptSnippet: 'The language the user asks to be answered in, or clearly writes in, as an English name (e.g. "German").',
+      promptSnippet:
+        'The language the user asks to be answered in, or clearly writes in, as an English name (e.g. "German").',
       confidenceThreshold: 0.7,
     },
     injection: { enabled: true, template: 'Preferred language: {{value}}', priority: 90 },

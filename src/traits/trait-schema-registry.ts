@@ -12,7 +12,9 @@ export class TraitSchemaRegistry {
   private readonly schemas: ReadonlyMap<string, TraitSchema>;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    const list = config.traitSchemasFile ? loadTraitSchemasFile(config.traitSchemasFile) : DEFAULT_TRAIT_SCHEMAS;
+    const list = config.traitSchemasFile
+      ? loadTraitSchemasFile(config.traitSchemasFile)
+      : DEFAULT_TRAIT_SCHEMAS;
     this.schemas = new Map(list.map((schema) => [schema.key, schema]));
   }
 
@@ -34,14 +36,18 @@ function loadTraitSchemasFile(path: string): TraitSchema[] {
   }
   const list = isPlainObject(parsed) && Array.isArray(parsed.traits) ? parsed.traits : parsed;
   if (!Array.isArray(list)) {
-    throw new ConfigError('TRAIT_SCHEMAS_FILE', 'must hold an array of trait schemas (or { "traits": [...] })');
+    throw new ConfigError(
+      'TRAIT_SCHEMAS_FILE',
+      'must hold an array of trait schemas (or { "traits": [...] })',
+    );
   }
   const keys = new Set<string>();
   return list.map((item, index) => {
     const problem = describeSchemaProblem(item);
     if (problem) throw new ConfigError('TRAIT_SCHEMAS_FILE', `item ${index}: ${problem}`);
     const schema = item as TraitSchema;
-    if (keys.has(schema.key)) throw new ConfigError('TRAIT_SCHEMAS_FILE', `item ${index}: duplicate key ${schema.key}`);
+    if (keys.has(schema.key))
+      throw new ConfigError('TRAIT_SCHEMAS_FILE', `item ${index}: duplicate key ${schema.key}`);
     keys.add(schema.key);
     return schema;
   });

@@ -11,11 +11,17 @@ export type TraitValueCheck = { ok: true; value: unknown } | { ok: false; reason
  * Checks a value against a trait schema and returns it normalised (strings trimmed, array items
  * trimmed and de-duplicated). Used by the trait API and by extraction, so both accept the same values.
  */
-export function checkTraitValue(schema: Pick<TraitSchema, 'valueType' | 'enumValues'>, value: unknown): TraitValueCheck {
+export function checkTraitValue(
+  schema: Pick<TraitSchema, 'valueType' | 'enumValues'>,
+  value: unknown,
+): TraitValueCheck {
   if (value === null || value === undefined) return { ok: false, reason: 'a value is required' };
   const json = JSON.stringify(value);
   if (json === undefined || json.length > MAX_TRAIT_VALUE_JSON_LENGTH) {
-    return { ok: false, reason: `the value must be at most ${MAX_TRAIT_VALUE_JSON_LENGTH} characters of JSON` };
+    return {
+      ok: false,
+      reason: `the value must be at most ${MAX_TRAIT_VALUE_JSON_LENGTH} characters of JSON`,
+    };
   }
   if (json.includes('\\u0000')) return { ok: false, reason: 'the value must not contain NUL characters' };
   switch (schema.valueType) {
@@ -31,11 +37,15 @@ export function checkTraitValue(schema: Pick<TraitSchema, 'valueType' | 'enumVal
         ? { ok: true, value }
         : { ok: false, reason: 'the value must be a finite number' };
     case 'boolean':
-      return typeof value === 'boolean' ? { ok: true, value } : { ok: false, reason: 'the value must be a boolean' };
+      return typeof value === 'boolean'
+        ? { ok: true, value }
+        : { ok: false, reason: 'the value must be a boolean' };
     case 'array':
       return checkArray(value);
     case 'object':
-      return isPlainObject(value) ? { ok: true, value } : { ok: false, reason: 'the value must be a JSON object' };
+      return isPlainObject(value)
+        ? { ok: true, value }
+        : { ok: false, reason: 'the value must be a JSON object' };
   }
 }
 
@@ -64,12 +74,14 @@ function checkString(value: unknown): TraitValueCheck {
 
 function checkArray(value: unknown): TraitValueCheck {
   if (!Array.isArray(value)) return { ok: false, reason: 'the value must be an array' };
-  if (value.length > MAX_ARRAY_ITEMS) return { ok: false, reason: `the value must have at most ${MAX_ARRAY_ITEMS} items` };
+  if (value.length > MAX_ARRAY_ITEMS)
+    return { ok: false, reason: `the value must have at most ${MAX_ARRAY_ITEMS} items` };
   const items: unknown[] = [];
   const seen = new Set<string>();
-  for (const item of value) {
+  for (const item of value as unknown[]) {
     const normalised = typeof item === 'string' ? item.trim() : item;
-    if (normalised === '' || normalised === null) return { ok: false, reason: 'array items must not be empty' };
+    if (normalised === '' || normalised === null)
+      return { ok: false, reason: 'array items must not be empty' };
     const identity = typeof normalised === 'string' ? normalised.toLowerCase() : JSON.stringify(normalised);
     if (seen.has(identity)) continue;
     seen.add(identity);

@@ -1,5 +1,11 @@
 import { Body, Controller, Delete, Get, Param, Put } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { RequiresApiKey } from '../common/public.decorator';
 import { SuccessResponseDto } from '../common/success-response.dto';
@@ -13,7 +19,10 @@ const TRAIT_KEY_PARAM = { name: 'key', description: '1 to 100 letters, digits, _
 @ApiTags('traits')
 @RequiresApiKey()
 @ApiParam(PROFILE_ID_PARAM)
-@ApiNotFoundResponse({ description: '`profile_not_found` (or `trait_not_found` on delete)', type: ErrorResponseDto })
+@ApiNotFoundResponse({
+  description: '`profile_not_found` (or `trait_not_found` on delete)',
+  type: ErrorResponseDto,
+})
 @Controller('api/profiles/:id/traits')
 export class TraitsController {
   constructor(private readonly traits: TraitsService) {}
@@ -33,7 +42,11 @@ export class TraitsController {
     description: '`invalid_trait_key`, `invalid_trait_value`, `invalid_confidence`, `unknown_field`',
     type: ErrorResponseDto,
   })
-  async putTrait(@Param('id') id: string, @Param('key') key: string, @Body() body: PutTraitDto): Promise<TraitResponseDto> {
+  async putTrait(
+    @Param('id') id: string,
+    @Param('key') key: string,
+    @Body() body: PutTraitDto,
+  ): Promise<TraitResponseDto> {
     return { trait: toTraitDto(await this.traits.putManual(id, key, body.value, body.confidence)) };
   }
 

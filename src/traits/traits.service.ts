@@ -34,7 +34,12 @@ export class TraitsService {
     const schema = this.schemas.get(key);
     const valueType = schema?.valueType ?? inferValueType(value);
     const check = checkTraitValue({ valueType, enumValues: schema?.enumValues }, value);
-    if (!check.ok) throw invalidField('value', 'invalid_trait_value', `Invalid value for trait '${key}': ${check.reason}.`);
+    if (!check.ok)
+      throw invalidField(
+        'value',
+        'invalid_trait_value',
+        `Invalid value for trait '${key}': ${check.reason}.`,
+      );
 
     const rows: Array<Record<string, unknown>> = await this.dataSource.query(
       `INSERT INTO traits (profile_id, key, value, value_type, category, confidence, source)
@@ -43,7 +48,14 @@ export class TraitsService {
          SET value = EXCLUDED.value, value_type = EXCLUDED.value_type, category = EXCLUDED.category,
              confidence = EXCLUDED.confidence, source = 'manual', source_message_ids = '{}', updated_at = now()
        RETURNING id`,
-      [profile.id, key, JSON.stringify(check.value), valueType, schema?.category ?? CUSTOM_TRAIT_CATEGORY, confidence],
+      [
+        profile.id,
+        key,
+        JSON.stringify(check.value),
+        valueType,
+        schema?.category ?? CUSTOM_TRAIT_CATEGORY,
+        confidence,
+      ],
     );
     return this.traits.findOneByOrFail({ id: rows[0].id as string, profileId: profile.id });
   }

@@ -20,10 +20,17 @@ export class ChildService {
   }
 
   static async start(env: Record<string, string | undefined>): Promise<ChildService> {
-    if (!existsSync(MAIN_JS)) throw new Error(`${MAIN_JS} is missing: run "npm run build" before the end-to-end tests`);
+    if (!existsSync(MAIN_JS))
+      throw new Error(`${MAIN_JS} is missing: run "npm run build" before the end-to-end tests`);
     const port = await freePort();
     const childEnv: Record<string, string> = {};
-    for (const [key, value] of Object.entries({ ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' })) {
+    for (const [key, value] of Object.entries({
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    })) {
       if (value !== undefined && key !== 'NODE_OPTIONS') childEnv[key] = value;
     }
     const child = spawn(process.execPath, [MAIN_JS], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });

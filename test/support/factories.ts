@@ -26,7 +26,7 @@ export async function makeMemory(
     .post(`/api/profiles/${profileId}/memories`)
     .send({ content: memory.content ?? `memory ${randomUUID()}`, type: memory.type ?? 'fact', ...memory })
     .expect(201);
-  return res.body.memory;
+  return res.body.memory as { id: string; content: string; importance: number; createdAt: string };
 }
 
 export async function putTrait(
@@ -41,7 +41,7 @@ export async function putTrait(
     .put(`/api/profiles/${profileId}/traits/${key}`)
     .send(confidence === undefined ? { value } : { value, confidence })
     .expect(200);
-  return res.body.trait;
+  return res.body.trait as { key: string; value: unknown; createdAt: string; updatedAt: string };
 }
 
 /** Stores conversation messages directly: the proxy is the only API that writes them. */

@@ -49,7 +49,9 @@ export class InitialSchema1763700000000 implements MigrationInterface {
         last_accessed_at timestamptz,
         CONSTRAINT memories_profile_content_unique UNIQUE (profile_id, content_hash)
       )`);
-    await queryRunner.query(`CREATE INDEX memories_profile_created_idx ON memories (profile_id, created_at DESC)`);
+    await queryRunner.query(
+      `CREATE INDEX memories_profile_created_idx ON memories (profile_id, created_at DESC)`,
+    );
     await queryRunner.query(`CREATE INDEX memories_search_idx ON memories USING gin (search_vector)`);
 
     await queryRunner.query(`

@@ -16,7 +16,12 @@ export class ProfileCoreDto {
   @ApiProperty({ format: 'uuid' })
   id: string;
 
-  @ApiProperty({ type: String, nullable: true, example: 'user-42', description: "The caller's own identifier" })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'user-42',
+    description: "The caller's own identifier",
+  })
   externalId: string | null;
 
   @ApiProperty({ example: '' })

@@ -1,0 +1,70 @@
+import { ConfigError, loadConfig } from './app-config';
+
+describe('loadConfig', () => {
+  it('has working defaults for an empty environment: embedded database, no key, OpenAI upstream', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      databaseUrl: null,
+      serviceApiKey: null,
+      bodyLimitBytes: 10 * 1024 * 1024,
+      extractor: 'auto',
+      rateLimitPerMinute: 600,
+      ingestRateLimitPerMinute: 60,
+      upstream: { provider: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: null, timeoutMs: 60_000 },
+      llm: { baseUrl: 'https://api.openai.com/v1', apiKey: null, model: 'gpt-4o-mini' },
+    });
+    expect(config.dataDir).toMatch(/\/data$/);
+  });
+
+  it('lets the LLM settings fall back to the upstream ones', () => {
+    const config = loadConfig({ UPSTREAM_BASE_URL: 'http://127.0.0.1:9/v1/', UPSTREAM_API_KEY: 'sk-up' });
+    expect(config.upstream.baseUrl).toBe('http://127.0.0.1:9/v1');
+    expect(config.llm).toMatchObject({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-up' });
+    const own = loadConfig({
+      UPSTREAM_API_KEY: 'sk-up',
+      LLM_API_KEY: 'sk-llm',
+      LLM_BASE_URL: 'http://llm:1/v1',
+    });
+    expect(own.llm).toMatchObject({ baseUrl: 'http://llm:1/v1', apiKey: 'sk-llm' });
+  });
+
+  it('reads sizes, lists and case-insensitive choices', () => {
+    const config = loadConfig({
+      BODY_LIMIT: '2048KB',
+      CORS_ORIGINS: ' https://a.example , ,https://b.example',
+      EXTRACTOR: 'Heuristic',
+    });
+    expect(config.bodyLimitBytes).toBe(2 * 1024 * 1024);
+    expect(config.corsOrigins).toEqual(['https://a.example', 'https://b.example']);
+    expect(config.extractor).toBe('heuristic');
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ SERVICE_API_KEY: '  ', DATABASE_URL: '' })).toMatchObject({
+      serviceApiKey: null,
+      databaseUrl: null,
+    });
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['UPSTREAM_TIMEOUT_MS', '1.5'],
+    ['UPSTREAM_BASE_URL', 'not a url'],
+    ['UPSTREAM_BASE_URL', 'file:///etc/passwd'],
+    ['UPSTREAM_BASE_URL', 'https://api.example/v1?key=1'],
+    ['UPSTREAM_PROVIDER', 'gemini'],
+    ['DATABASE_URL', 'mysql://root@localhost/db'],
+    ['BODY_LIMIT', '10gb'],
+    ['BODY_LIMIT', '100kb'],
+    ['LOG_LEVEL', 'loud'],
+  ])('rejects %s=%s with an error naming the variable', (variable, value) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [variable]: value })).toThrow(
+      new RegExp(`^Invalid configuration: ${variable} `),
+    );
+  });
+});
