@@ -1,0 +1,105 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { LoadResult } from './load';
+import { benchManagement } from './management.bench';
+import { ServiceProcess } from './service-process';
+
+/**
+ * `npm run bench`: every benchmark on the embedded database and on a PostgreSQL server, printed and kept
+ * in bench/results/. BENCH_SCALE (default 1) scales the request counts; BENCH_TARGETS=embedded,postgres
+ * picks the databases; BENCH_PG_ADMIN_URL names the server (a fresh database is created on it).
+ */
+async function main(): Promise<void> {
+  const scale = Number(process.env.BENCH_SCALE ?? '1');
+  const targets = (process.env.BENCH_TARGETS ?? 'embedded,postgres').split(',').map((t) => t.trim());
+  const adminUrl = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const report: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    command: 'npm run bench',
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    scale,
+    targets: {} as Record<string, LoadResult[]>,
+  };
+
+  for (const target of targets) {
+    const { env, cleanup, label } = await prepareTarget(target, adminUrl);
+    console.log(`\n== ${label} ==`);
+    const service = await ServiceProcess.start(env);
+    try {
+      const results = await benchManagement(service.url, scale);
+      printTable(results);
+      (report.targets as Record<string, LoadResult[]>)[label] = results;
+    } finally {
+      await service.stop();
+      await cleanup();
+    }
+  }
+
+  const resultsDir = join(__dirname, '..', '..', 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(resultsDir, `${(report.date as string).slice(0, 19).replace(/:/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`\nmachine: ${JSON.stringify(report.machine)}\nsaved ${file}`);
+}
+
+async function prepareTarget(
+  target: string,
+  adminUrl: string,
+): Promise<{ env: Record<string, string | undefined>; cleanup: () => Promise<void>; label: string }> {
+  if (target === 'embedded') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pms-bench-'));
+    return {
+      label: 'embedded PGlite (DATA_DIR on disk)',
+      env: { DATABASE_URL: undefined, DATA_DIR: dataDir },
+      cleanup: () => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })),
+    };
+  }
+  if (target === 'postgres') {
+    const database = `pms_bench_${process.pid}`;
+    await admin(adminUrl, `CREATE DATABASE ${database}`);
+    const client = new Client({ connectionString: adminUrl });
+    await client.connect();
+    const [{ server_version: version }] = (await client.query('SHOW server_version')).rows as Array<{
+      server_version: string;
+    }>;
+    await client.end();
+    return {
+      label: `PostgreSQL ${version} server (127.0.0.1)`,
+      env: { DATABASE_URL: `${adminUrl.replace(/\/[^/]*$/, '')}/${database}` },
+      cleanup: () => admin(adminUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`),
+    };
+  }
+  throw new Error(`unknown bench target ${target}`);
+}
+
+async function admin(url: string, sql: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+function printTable(results: LoadResult[]): void {
+  console.log('| scenario | requests | conc. | req/s | p50 ms | p99 ms | errors |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  for (const r of results) {
+    console.log(
+      `| ${r.name} | ${r.requests} | ${r.concurrency} | ${r.throughput} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors} |`,
+    );
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

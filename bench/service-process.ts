@@ -1,0 +1,63 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/** The built service (dist/src/main.js) in its own process, so that load and service do not share a thread. */
+export class ServiceProcess {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+    private readonly output: string[],
+  ) {}
+
+  static async start(env: Record<string, string | undefined>): Promise<ServiceProcess> {
+    const port = await freePort();
+    const output: string[] = [];
+    const childEnv: Record<string, string> = {};
+    for (const [key, value] of Object.entries({ ...process.env, LOG_LEVEL: 'warn', ...env })) {
+      if (value !== undefined) childEnv[key] = value;
+    }
+    childEnv.PORT = String(port);
+    childEnv.HOST = '127.0.0.1';
+    const child = spawn(process.execPath, [join(__dirname, '..', 'src', 'main.js')], {
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    const service = new ServiceProcess(child, `http://127.0.0.1:${port}`, output);
+    await service.ready();
+    return service;
+  }
+
+  private async ready(): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null) throw new Error(`service exited:\n${this.output.join('')}`);
+      try {
+        if ((await fetch(`${this.url}/health`)).ok) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`service not ready:\n${this.output.join('')}`);
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
