@@ -15,7 +15,8 @@ async function main(): Promise<void> {
   const scale = Number(process.env.BENCH_SCALE ?? '1');
   const targets = (process.env.BENCH_TARGETS ?? 'embedded,postgres').split(',').map((t) => t.trim());
   const adminUrl = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const report: Record<string, unknown> = {
+  const results: Record<string, LoadResult[]> = {};
+  const report = {
     date: new Date().toISOString(),
     command: 'npm run bench',
     machine: {
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
       node: process.version,
     },
     scale,
-    targets: {} as Record<string, LoadResult[]>,
+    targets: results,
   };
 
   for (const target of targets) {
@@ -33,9 +34,9 @@ async function main(): Promise<void> {
     console.log(`\n== ${label} ==`);
     const service = await ServiceProcess.start(env);
     try {
-      const results = await benchManagement(service.url, scale);
-      printTable(results);
-      (report.targets as Record<string, LoadResult[]>)[label] = results;
+      const loadResults = await benchManagement(service.url, scale);
+      printTable(loadResults);
+      results[label] = loadResults;
     } finally {
       await service.stop();
       await cleanup();
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
 
   const resultsDir = join(__dirname, '..', '..', 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
-  const file = join(resultsDir, `${(report.date as string).slice(0, 19).replace(/:/g, '-')}.json`);
+  const file = join(resultsDir, `${report.date.slice(0, 19).replace(/:/g, '-')}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\nmachine: ${JSON.stringify(report.machine)}\nsaved ${file}`);
 }

@@ -1,0 +1,135 @@
+import { HttpStatus } from '@nestjs/common';
+import { ApiError, invalidField } from '../common/api-error';
+import { isPlainObject } from '../traits/trait-value';
+
+export const CHAT_ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
+export type ChatRole = (typeof CHAT_ROLES)[number];
+
+export interface ChatMessage {
+  role: ChatRole;
+  content?: string | Array<Record<string, unknown>> | null;
+  [field: string]: unknown;
+}
+
+/** The service's own options, removed before the request goes upstream. */
+export interface ServiceOptions {
+  traits?: unknown[];
+  skipInjection?: boolean;
+  skipExtraction?: boolean;
+  debug?: boolean;
+}
+
+/** A chat-completions body: the fields we read are checked; all others pass through untouched. */
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  stream?: boolean;
+  user?: string;
+  metadata?: Record<string, unknown>;
+  service?: ServiceOptions;
+  [field: string]: unknown;
+}
+
+const MAX_MESSAGES = 10_000;
+
+/**
+ * Checks the parts of a chat body that the service reads or that OpenAI-compatible providers reject
+ * with unhelpful errors, and leaves everything else (tools, response_format, n, seed, ...) to the
+ * provider, which is the authority on its own parameters.
+ */
+export function parseChatRequest(body: unknown): ChatRequest {
+  if (!isPlainObject(body))
+    throw new ApiError(HttpStatus.BAD_REQUEST, 'invalid_json', 'The request body must be a JSON object.');
+  if (typeof body.model !== 'string' || body.model.trim() === '' || body.model.length > 256) {
+    throw invalidField(
+      'model',
+      'invalid_model',
+      'model must be a non-empty string of at most 256 characters.',
+    );
+  }
+  checkMessages(body.messages);
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
+    throw invalidField('stream', 'invalid_stream', 'stream must be a boolean.');
+  }
+  if (body.user !== undefined && body.user !== null && typeof body.user !== 'string') {
+    throw invalidField('user', 'invalid_user', 'user must be a string.');
+  }
+  if (body.metadata !== undefined && body.metadata !== null && !isPlainObject(body.metadata)) {
+    throw invalidField('metadata', 'invalid_metadata', 'metadata must be an object.');
+  }
+  if (
+    isPlainObject(body.metadata) &&
+    body.metadata.profile_id !== undefined &&
+    typeof body.metadata.profile_id !== 'string'
+  ) {
+    throw invalidField('metadata.profile_id', 'invalid_user_id', 'metadata.profile_id must be a string.');
+  }
+  checkServiceOptions(body.service);
+  return body as ChatRequest;
+}
+
+function checkMessages(messages: unknown): void {
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw invalidField('messages', 'invalid_messages', 'messages must be a non-empty array.');
+  }
+  if (messages.length > MAX_MESSAGES) {
+    throw invalidField('messages', 'invalid_messages', `messages must have at most ${MAX_MESSAGES} items.`);
+  }
+  messages.forEach((message: unknown, index) => {
+    const param = `messages[${index}]`;
+    if (!isPlainObject(message)) throw invalidField(param, 'invalid_messages', `${param} must be an object.`);
+    if (!CHAT_ROLES.includes(message.role as ChatRole)) {
+      throw invalidField(
+        `${param}.role`,
+        'invalid_messages',
+        `${param}.role must be one of ${CHAT_ROLES.join(', ')}.`,
+      );
+    }
+    const content = message.content;
+    const contentOk =
+      typeof content === 'string' ||
+      (Array.isArray(content) && content.every((part) => isPlainObject(part))) ||
+      ((content === null || content === undefined) &&
+        (message.role === 'assistant' || message.role === 'function'));
+    if (!contentOk) {
+      throw invalidField(
+        `${param}.content`,
+        'invalid_messages',
+        `${param}.content must be a string or an array of content parts` +
+          (message.role === 'assistant' ? ' (or null with tool_calls)' : '') +
+          '.',
+      );
+    }
+  });
+}
+
+function checkServiceOptions(service: unknown): void {
+  if (service === undefined || service === null) return;
+  if (!isPlainObject(service)) throw invalidField('service', 'invalid_service', 'service must be an object.');
+  for (const flag of ['skipInjection', 'skipExtraction', 'debug'] as const) {
+    if (service[flag] !== undefined && typeof service[flag] !== 'boolean') {
+      throw invalidField(`service.${flag}`, 'invalid_service', `service.${flag} must be a boolean.`);
+    }
+  }
+  if (service.traits !== undefined && !Array.isArray(service.traits)) {
+    throw invalidField(
+      'service.traits',
+      'invalid_service_traits',
+      'service.traits must be an array of trait schemas.',
+    );
+  }
+  const known = new Set(['traits', 'skipInjection', 'skipExtraction', 'debug']);
+  const unknown = Object.keys(service).find((key) => !known.has(key));
+  if (unknown)
+    throw invalidField(`service.${unknown}`, 'unknown_field', `Unknown field 'service.${unknown}'.`);
+}
+
+/** The text of a message's content: strings as they are, text parts joined, other parts left out. */
+export function messageText(content: ChatMessage['content']): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((part) => part.type === 'text' && typeof part.text === 'string')
+    .map((part) => part.text as string)
+    .join('\n');
+}
