@@ -1,0 +1,193 @@
+import { Pool, type Dispatcher } from 'undici';
+import type { HeaderMap } from './relay-headers';
+import { classifyUpstreamFailure, UpstreamPathError } from './upstream-errors';
+
+export { relayHeaders, type HeaderMap, type RelayHeadersOptions } from './relay-headers';
+export {
+  classifyUpstreamFailure,
+  UpstreamError,
+  UpstreamPathError,
+  UpstreamTimeoutError,
+  UpstreamUnavailableError,
+} from './upstream-errors';
+
+export type UpstreamProvider = 'openai' | 'anthropic';
+
+export const ANTHROPIC_API_VERSION = '2023-06-01';
+
+export interface UpstreamClientOptions {
+  /** Provider API root including its version segment, e.g. `https://api.openai.com/v1`. */
+  baseUrl: string;
+  apiKey?: string;
+  /** Maximum wait for response headers (and for the TCP connect). */
+  timeoutMs: number;
+  /** Maximum silence between two body chunks; undici's bodyTimeout is refreshed on every chunk. */
+  streamIdleTimeoutMs: number;
+  /** Decides the auth headers; defaults to 'openai'. */
+  provider?: UpstreamProvider;
+  /** Upper bound on pooled keep-alive sockets; streams hold one each for their whole duration. */
+  maxConnections?: number;
+  /** How long an idle keep-alive socket is kept (undici caps it by the server's Keep-Alive hint). */
+  keepAliveTimeoutMs?: number;
+}
+
+export interface UpstreamRequest {
+  method: 'GET' | 'POST';
+  /** Appended to the base URL path, e.g. `/chat/completions`. A query string is allowed. */
+  path: string;
+  body?: string | Buffer;
+  /** Per-request key; wins over the configured one. */
+  apiKey?: string;
+  signal?: AbortSignal;
+  /** Extra request headers (e.g. `accept`); auth and hop-by-hop headers are ignored here. */
+  headers?: Record<string, string>;
+}
+
+/** undici's body stream; it yields Buffers as long as nobody calls `setEncoding`. */
+export type UpstreamBody = AsyncIterable<Buffer> & Dispatcher.ResponseData['body'];
+
+export interface UpstreamResponse {
+  status: number;
+  headers: HeaderMap;
+  /** The raw undici stream: consume it, or call `destroy()`/`dump()`, or the pooled socket stays busy. */
+  body: UpstreamBody;
+}
+
+const DEFAULT_MAX_CONNECTIONS = 1024;
+const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 4_000;
+
+const CALLER_HEADERS_IGNORED = new Set([
+  'host',
+  'authorization',
+  'x-api-key',
+  'anthropic-version',
+  'content-length',
+  'content-type',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-authorization',
+  // We relay and parse bytes as-is, so the upstream must not compress them.
+  'accept-encoding',
+]);
+
+/** Pooled keep-alive HTTP client bound to exactly one upstream origin and base path. */
+export class UpstreamClient {
+  readonly provider: UpstreamProvider;
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly defaultApiKey: string | undefined;
+
+  constructor(options: UpstreamClientOptions) {
+    const base = parseBaseUrl(options.baseUrl);
+    this.basePath = base.pathname.replace(/\/+$/, '');
+    this.provider = options.provider ?? 'openai';
+    this.defaultApiKey = options.apiKey || undefined;
+    this.pool = new Pool(base.origin, {
+      connections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+      pipelining: 1,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.streamIdleTimeoutMs,
+      connectTimeout: options.timeoutMs,
+    });
+  }
+
+  /**
+   * Sends one request. Resolves as soon as response headers arrive, whatever the status.
+   * Rejects with UpstreamTimeoutError / UpstreamUnavailableError before headers, with UpstreamPathError for an
+   * unsafe path, and with the abort reason when `signal` fires.
+   */
+  async send(request: UpstreamRequest): Promise<UpstreamResponse> {
+    const path = this.resolvePath(request.path);
+    try {
+      const response = await this.pool.request({
+        method: request.method,
+        path,
+        headers: this.buildHeaders(request),
+        body: request.body ?? null,
+        signal: request.signal ?? null,
+      });
+      return { status: response.statusCode, headers: definedHeaders(response.headers), body: response.body };
+    } catch (error) {
+      if (request.signal?.aborted) throw error;
+      throw classifyUpstreamFailure(error) ?? error;
+    }
+  }
+
+  /** Waits for in-flight requests, then closes pooled sockets. */
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  /** Closes pooled sockets immediately, failing in-flight requests. */
+  async destroy(): Promise<void> {
+    await this.pool.destroy();
+  }
+
+  private resolvePath(path: string): string {
+    if (!isSafeRelativePath(path)) throw new UpstreamPathError(path);
+    return this.basePath + path;
+  }
+
+  private buildHeaders(request: UpstreamRequest): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    for (const [name, value] of Object.entries(request.headers ?? {})) {
+      const lower = name.toLowerCase();
+      if (!CALLER_HEADERS_IGNORED.has(lower)) headers[lower] = value;
+    }
+    headers['accept-encoding'] = 'identity';
+    if (request.body !== undefined) headers['content-type'] = 'application/json';
+    const apiKey = request.apiKey || this.defaultApiKey;
+    if (this.provider === 'anthropic') {
+      headers['anthropic-version'] = ANTHROPIC_API_VERSION;
+      if (apiKey) headers['x-api-key'] = apiKey;
+    } else if (apiKey) {
+      headers.authorization = `Bearer ${apiKey}`;
+    }
+    return headers;
+  }
+}
+
+function parseBaseUrl(baseUrl: string): URL {
+  const url = new URL(baseUrl);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`upstream base URL must be http(s): ${baseUrl}`);
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new Error('upstream base URL must not carry credentials, a query or a fragment');
+  }
+  return url;
+}
+
+function isSafeRelativePath(path: string): boolean {
+  if (!path.startsWith('/')) return false;
+  if (hasControlOrSpace(path)) return false;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return false;
+  }
+  return ![path, decoded].some((form) => form.includes('..') || form.includes('//') || form.includes('\\'));
+}
+
+// Undici would reject these too, but with a less useful error.
+function hasControlOrSpace(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code <= 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+function definedHeaders(headers: Record<string, string | string[] | undefined>): HeaderMap {
+  const result: HeaderMap = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) result[name] = value;
+  }
+  return result;
+}
