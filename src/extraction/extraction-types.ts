@@ -1,0 +1,37 @@
+export const MEMORY_TYPES = ['fact', 'preference', 'event', 'context'] as const;
+export type MemoryType = (typeof MEMORY_TYPES)[number];
+
+/** Longest memory content accepted from an extractor, in characters (after trimming). */
+export const MAX_MEMORY_CONTENT_LENGTH = 2_000;
+
+export interface ExtractedTrait {
+  key: string;
+  value: unknown;
+  /** 0..1 */
+  confidence: number;
+}
+
+export interface ExtractedMemory {
+  content: string;
+  type: MemoryType;
+  /** 0..1 */
+  importance: number;
+}
+
+export interface ExtractionResult {
+  traits: ExtractedTrait[];
+  memories: ExtractedMemory[];
+}
+
+/** An item of an extractor's answer that was not accepted, and why. */
+export interface DroppedItem {
+  kind: 'trait' | 'memory';
+  /** Position in the answer's `traits` or `memories` array, when the item came from one. */
+  index?: number;
+  reason: string;
+  item: unknown;
+}
+
+export function isMemoryType(value: unknown): value is MemoryType {
+  return typeof value === 'string' && (MEMORY_TYPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,67 @@
+import { TraitSchema } from '../traits/trait-schema';
+import { checkTraitValue } from '../traits/trait-value';
+import { ExtractedMemory, ExtractedTrait, ExtractionResult } from './extraction-types';
+import { classifyMemory } from './heuristic-memory-rules';
+import { MAX_ANALYSED_SENTENCE_LENGTH, analyseSentence, splitIntoSentences } from './heuristic-sentences';
+import { TraitMatch, matchTraitRules } from './heuristic-trait-rules';
+import { normaliseMemoryContent } from './memory-content';
+
+/** At most this many memories from one text: a long paste is not a biography. */
+export const MAX_HEURISTIC_MEMORIES = 50;
+const MAX_LIST_TRAIT_ITEMS = 20;
+
+/**
+ * Extracts, without a model, what a text states plainly about its author in the first person. Only
+ * traits whose schema is given and extraction-enabled are produced, and only values that pass
+ * `checkTraitValue`. Deterministic; linear in the length of the text. Prefers missing a fact to
+ * inventing one, so most texts, and texts in other languages than English, yield little or nothing.
+ *
+ * When a single-valued trait is stated more than once, the most confident statement wins, the later
+ * one on a tie (the user's latest word). List traits (interests, goals) collect every statement.
+ */
+export function extractHeuristically(text: string, schemas: readonly TraitSchema[]): ExtractionResult {
+  const enabled = schemas.filter((schema) => schema.extraction.enabled);
+  const keys = new Set(enabled.map((schema) => schema.key));
+  const traitMatches: TraitMatch[] = [];
+  const memories = new Map<string, ExtractedMemory>();
+
+  for (const raw of splitIntoSentences(text)) {
+    if (raw.length > MAX_ANALYSED_SENTENCE_LENGTH) continue;
+    const sentence = analyseSentence(raw);
+    if (keys.size > 0) traitMatches.push(...matchTraitRules(sentence, keys));
+    const memory = memories.size < MAX_HEURISTIC_MEMORIES ? classifyMemory(sentence) : undefined;
+    if (memory === undefined) continue;
+    const identity = normaliseMemoryContent(memory.content);
+    if (!memories.has(identity)) memories.set(identity, memory);
+  }
+
+  const traits = enabled
+    .map((schema) => mergeMatches(schema, traitMatches))
+    .filter((trait): trait is ExtractedTrait => trait !== undefined);
+  return { traits, memories: [...memories.values()] };
+}
+
+function mergeMatches(schema: TraitSchema, matches: TraitMatch[]): ExtractedTrait | undefined {
+  const own = matches.filter((match) => match.key === schema.key);
+  if (own.length === 0) return undefined;
+  const confidence = own.reduce((max, match) => Math.max(max, match.confidence), 0);
+  const value =
+    schema.valueType === 'array'
+      ? own.flatMap((match) => (Array.isArray(match.value) ? (match.value as unknown[]) : [match.value]))
+      : own.reduce((best, match) => (match.confidence >= best.confidence ? match : best)).value;
+  const checked = checkTraitValue(
+    schema,
+    Array.isArray(value) ? dedupeCaseInsensitive(value).slice(0, MAX_LIST_TRAIT_ITEMS) : value,
+  );
+  return checked.ok ? { key: schema.key, value: checked.value, confidence } : undefined;
+}
+
+function dedupeCaseInsensitive(values: unknown[]): unknown[] {
+  const seen = new Set<string>();
+  return values.filter((value) => {
+    const identity = typeof value === 'string' ? value.toLowerCase() : JSON.stringify(value);
+    if (seen.has(identity)) return false;
+    seen.add(identity);
+    return true;
+  });
+}
