@@ -6,7 +6,9 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { MemoriesModule } from './memories/memories.module';
 import { ProfilesModule } from './profiles/profiles.module';
+import { ProxyModule } from './proxy/proxy.module';
 import { TraitsModule } from './traits/traits.module';
+import { UpstreamModule } from './upstream/upstream.module';
 
 @Module({
   imports: [
@@ -18,6 +20,8 @@ import { TraitsModule } from './traits/traits.module';
     ProfilesModule,
     TraitsModule,
     MemoriesModule,
+    UpstreamModule,
+    ProxyModule,
   ],
 })
 export class AppModule {}

@@ -22,6 +22,7 @@ export interface AppConfig {
     streamIdleTimeoutMs: number;
   };
   llm: { baseUrl: string; apiKey: string | null; model: string };
+  context: { maxMemories: number; maxChars: number };
   extractor: ExtractorMode;
   traitSchemasFile: string | null;
   summaryIntervalMinutes: number;
@@ -68,6 +69,10 @@ export function loadConfig(env: Env): AppConfig {
       baseUrl: read.url('LLM_BASE_URL', upstreamBaseUrl),
       apiKey: read.optionalString('LLM_API_KEY') ?? upstreamApiKey,
       model: read.string('LLM_MODEL', 'gpt-4o-mini'),
+    },
+    context: {
+      maxMemories: read.integer('CONTEXT_MAX_MEMORIES', 10, 0, 100),
+      maxChars: read.integer('CONTEXT_MAX_CHARS', 4000, 200, 100_000),
     },
     extractor: read.oneOf('EXTRACTOR', ['auto', 'llm', 'heuristic'] as const, 'auto'),
     traitSchemasFile: read.optionalString('TRAIT_SCHEMAS_FILE'),

@@ -36,4 +36,8 @@ export class MessageEntity {
 
   @Column({ name: 'extraction_error', type: 'text', nullable: true })
   extractionError: string | null;
+
+  /** The per-request trait schemas of the turn (RequestTraitSchema[]), or null. */
+  @Column({ name: 'trait_overrides', type: 'jsonb', nullable: true })
+  traitOverrides: unknown[] | null;
 }

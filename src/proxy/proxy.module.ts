@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { MemoryRetrieval } from '../memories/memory-retrieval';
+import { ProfilesModule } from '../profiles/profiles.module';
+import { TraitsModule } from '../traits/traits.module';
+import { AnthropicRelay } from './anthropic-relay';
+import { ContextService } from './context.service';
+import { ConversationRecorder } from './conversation-recorder';
+import { OpenAiRelay } from './openai-relay';
+import { ProxyController } from './proxy.controller';
+import { ProxyService } from './proxy.service';
+
+@Module({
+  imports: [ProfilesModule, TraitsModule],
+  controllers: [ProxyController],
+  providers: [
+    ProxyService,
+    ContextService,
+    ConversationRecorder,
+    OpenAiRelay,
+    AnthropicRelay,
+    MemoryRetrieval,
+  ],
+})
+export class ProxyModule {}
