@@ -12,7 +12,7 @@ export interface ProfileBody {
 }
 
 export async function makeProfile(t: TestApp, externalId = `user-${randomUUID()}`): Promise<ProfileBody> {
-  const res = await t.api().post('/api/profiles').send({ externalId }).expect(201);
+  const res = await t.admin().post('/api/profiles').send({ externalId }).expect(201);
   return res.body.profile as ProfileBody;
 }
 
@@ -22,7 +22,7 @@ export async function makeMemory(
   memory: { content?: string; type?: string; importance?: number } = {},
 ): Promise<{ id: string; content: string; importance: number; createdAt: string }> {
   const res = await t
-    .api()
+    .admin()
     .post(`/api/profiles/${profileId}/memories`)
     .send({ content: memory.content ?? `memory ${randomUUID()}`, type: memory.type ?? 'fact', ...memory })
     .expect(201);
@@ -37,7 +37,7 @@ export async function putTrait(
   confidence?: number,
 ) {
   const res = await t
-    .api()
+    .admin()
     .put(`/api/profiles/${profileId}/traits/${key}`)
     .send(confidence === undefined ? { value } : { value, confidence })
     .expect(200);

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { App } from 'supertest/types';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.setup';
+import { BackgroundWork } from '../../src/common/background-work';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -11,6 +12,10 @@ export interface TestApp {
   url: string;
   dataSource: DataSource;
   api: () => ReturnType<typeof request>;
+  /** Like `api`, but every request carries the service key when the app has one (for set-up calls). */
+  admin: () => AdminClient;
+  /** Resolves when the work started after responses (recording, extraction) has finished. */
+  drain: () => Promise<void>;
   close: () => Promise<void>;
 }
 
@@ -39,7 +44,26 @@ export async function startTestApp(env: Record<string, string | undefined> = {})
     url: `http://127.0.0.1:${address.port}`,
     dataSource,
     api: () => request(server),
+    admin: () => adminClient(server, env.SERVICE_API_KEY),
+    drain: () => app.get(BackgroundWork).drain(),
     close: () => app.close(),
+  };
+}
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type AdminClient = Record<Method, (url: string) => request.Test>;
+
+function adminClient(server: App, apiKey: string | undefined): AdminClient {
+  const call = (method: Method) => (url: string) => {
+    const test = request(server)[method](url);
+    return apiKey ? test.set('Authorization', `Bearer ${apiKey}`) : test;
+  };
+  return {
+    get: call('get'),
+    post: call('post'),
+    put: call('put'),
+    patch: call('patch'),
+    delete: call('delete'),
   };
 }
 
