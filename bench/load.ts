@@ -15,6 +15,7 @@ export interface RequestSpec {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   body?: unknown;
+  headers?: Record<string, string>;
 }
 
 /**
@@ -24,7 +25,13 @@ export interface RequestSpec {
 export async function runLoad(
   baseUrl: string,
   name: string,
-  options: { requests: number; concurrency: number; next: (index: number) => RequestSpec },
+  options: {
+    requests: number;
+    concurrency: number;
+    next: (index: number) => RequestSpec;
+    /** Measure until the first body chunk (time to first chunk of a stream) instead of the whole body. */
+    firstChunk?: boolean;
+  },
 ): Promise<LoadResult> {
   const pool = new Pool(baseUrl, { connections: options.concurrency, pipelining: 1 });
   const latencies: number[] = [];
@@ -38,11 +45,21 @@ export async function runLoad(
       const res = await pool.request({
         method: spec.method,
         path: spec.path,
-        headers: spec.body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: {
+          ...(spec.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...spec.headers,
+        },
         body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
       });
-      await res.body.dump();
-      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (options.firstChunk) {
+        const chunks = res.body[Symbol.asyncIterator]();
+        await chunks.next();
+        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        while (!(await chunks.next()).done);
+      } else {
+        await res.body.dump();
+        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
       if (res.statusCode >= 300) errors++;
     }
   };

@@ -3,7 +3,9 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { LoadResult } from './load';
+import { startBenchUpstream } from './fake-upstream';
 import { benchManagement } from './management.bench';
+import { benchProxyOverhead, ProxyOverhead } from './proxy.bench';
 import { ServiceProcess } from './service-process';
 
 /**
@@ -15,7 +17,7 @@ async function main(): Promise<void> {
   const scale = Number(process.env.BENCH_SCALE ?? '1');
   const targets = (process.env.BENCH_TARGETS ?? 'embedded,postgres').split(',').map((t) => t.trim());
   const adminUrl = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const results: Record<string, LoadResult[]> = {};
+  const results: Record<string, { management: LoadResult[]; proxy: ProxyOverhead[] }> = {};
   const report = {
     date: new Date().toISOString(),
     command: 'npm run bench',
@@ -32,13 +34,22 @@ async function main(): Promise<void> {
   for (const target of targets) {
     const { env, cleanup, label } = await prepareTarget(target, adminUrl);
     console.log(`\n== ${label} ==`);
-    const service = await ServiceProcess.start(env);
+    const upstream = await startBenchUpstream();
+    const service = await ServiceProcess.start({
+      ...env,
+      UPSTREAM_BASE_URL: upstream.url,
+      UPSTREAM_API_KEY: 'bench',
+      EXTRACTOR: 'heuristic',
+    });
     try {
-      const loadResults = await benchManagement(service.url, scale);
-      printTable(loadResults);
-      results[label] = loadResults;
+      const management = await benchManagement(service.url, scale);
+      printTable(management);
+      const proxy = await benchProxyOverhead(service.url, upstream.url, scale);
+      printProxyTable(proxy);
+      results[label] = { management, proxy };
     } finally {
       await service.stop();
+      await upstream.close();
       await cleanup();
     }
   }
@@ -96,6 +107,18 @@ function printTable(results: LoadResult[]): void {
   for (const r of results) {
     console.log(
       `| ${r.name} | ${r.requests} | ${r.concurrency} | ${r.throughput} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors} |`,
+    );
+  }
+}
+
+function printProxyTable(rows: ProxyOverhead[]): void {
+  console.log(
+    '\n| proxy overhead, 32 connections | direct p50 / p99 ms | proxied p50 / p99 ms | added p50 / p99 ms | throughput ratio |',
+  );
+  console.log('|---|---:|---:|---:|---:|');
+  for (const r of rows) {
+    console.log(
+      `| ${r.mode} | ${r.direct.p50Ms} / ${r.direct.p99Ms} | ${r.proxied.p50Ms} / ${r.proxied.p99Ms} | ${r.addedP50Ms} / ${r.addedP99Ms} | ${r.throughputRatio} |`,
     );
   }
 }

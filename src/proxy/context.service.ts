@@ -3,49 +3,98 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { MemoryRetrieval } from '../memories/memory-retrieval';
-import { ProfileEntity } from '../profiles/profile.entity';
+import { rankMemories } from '../memories/memory-ranking';
+import {
+  CANDIDATES_PER_SOURCE,
+  CandidateRow,
+  MAX_QUESTION_CHARS,
+  memoryCandidatesSql,
+  toRetrievedMemory,
+} from '../memories/memory-candidates';
+import { ProfilesService } from '../profiles/profiles.service';
 import { TraitSchema } from '../traits/trait-schema';
-import { TraitEntity } from '../traits/trait.entity';
 import { BuiltContext, buildContextText, ContextTrait } from './context-text';
 
-/** Template and priority of traits that have no schema (custom traits written through the API). */
+/** Priority of traits that have no schema (custom traits written through the API). */
 const UNSCHEMED_TRAIT_PRIORITY = 0;
 
-/** What the proxy injects for one request: summary, injection-enabled traits and relevant memories. */
+export const NO_CONTEXT: BuiltContext = { text: '', traitKeys: [], memoryIds: [] };
+
+interface ChatProfileRow {
+  id: string;
+  summary: string;
+  traits: Array<{ key: string; value: unknown }>;
+  memories: CandidateRow[];
+}
+
+/**
+ * What the proxy injects for one request: summary, injection-enabled traits and the memories that best
+ * fit the question. The profile, its traits and its memory candidates come in one round trip, since
+ * this is on the path of every chat request.
+ */
 @Injectable()
 export class ContextService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly retrieval: MemoryRetrieval,
+    private readonly profiles: ProfilesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async build(profile: ProfileEntity, schemas: TraitSchema[], question: string): Promise<BuiltContext> {
-    const storedTraits = await this.dataSource
-      .getRepository(TraitEntity)
-      .find({ where: { profileId: profile.id }, order: { key: 'ASC' } });
-    const memories =
-      this.config.context.maxMemories > 0
-        ? await this.retrieval.relevant(profile.id, question, this.config.context.maxMemories)
-        : [];
-    const schemaByKey = new Map(schemas.map((schema) => [schema.key, schema]));
-    const traits: ContextTrait[] = [];
-    for (const trait of storedTraits) {
-      const schema = schemaByKey.get(trait.key);
-      if (schema && !schema.injection.enabled) continue;
-      traits.push({
-        key: trait.key,
-        value: trait.value,
-        template: schema?.injection.template ?? `${trait.key}: {{value}}`,
-        priority: schema?.injection.priority ?? UNSCHEMED_TRAIT_PRIORITY,
-      });
-    }
-    return buildContextText({ summary: profile.summary, traits, memories }, this.config.context);
-  }
+  /** The profile of this user id (created on first use) and, unless skipped, its context for the question. */
+  async forChat(
+    userId: string,
+    schemas: TraitSchema[],
+    question: string,
+    skipInjection: boolean,
+  ): Promise<{ profileId: string; context: BuiltContext }> {
+    if (skipInjection)
+      return { profileId: (await this.profiles.getOrCreate(userId)).profile.id, context: NO_CONTEXT };
+    const perSource = this.config.context.maxMemories > 0 ? CANDIDATES_PER_SOURCE : 0;
+    const rows: ChatProfileRow[] = await this.dataSource.query(
+      `WITH profile AS (SELECT id, summary FROM profiles WHERE external_id = $1),
+       ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$3')}
+       SELECT p.id, p.summary,
+         (SELECT coalesce(json_agg(json_build_object('key', t.key, 'value', t.value) ORDER BY t.key), '[]'::json)
+          FROM traits t WHERE t.profile_id = p.id) AS traits,
+         (SELECT coalesce(json_agg(json_build_object(
+                   'id', m.id, 'content', m.content, 'type', m.type, 'importance', m.importance,
+                   'decay_factor', m.decay_factor, 'created_at', m.created_at,
+                   'last_accessed_at', m.last_accessed_at, 'text_rank', c.text_rank)), '[]'::json)
+          FROM candidates c JOIN memories m ON m.id = c.id AND m.profile_id = p.id) AS memories
+       FROM profile p`,
+      [userId, question.slice(0, MAX_QUESTION_CHARS), perSource],
+    );
+    const row = rows[0];
+    // A new user: nothing to inject yet.
+    if (!row) return { profileId: (await this.profiles.getOrCreate(userId)).profile.id, context: NO_CONTEXT };
 
-  /** Injected memories count as used: their decay stops from now. */
-  touchMemories(profileId: string, memoryIds: string[]): Promise<void> {
-    return this.retrieval.touch(profileId, memoryIds);
+    const memories = rankMemories(row.memories.map(toRetrievedMemory), new Date()).slice(
+      0,
+      this.config.context.maxMemories,
+    );
+    const context = buildContextText(
+      { summary: row.summary, traits: injectableTraits(row.traits, schemas), memories },
+      this.config.context,
+    );
+    return { profileId: row.id, context };
   }
+}
+
+function injectableTraits(
+  stored: Array<{ key: string; value: unknown }>,
+  schemas: TraitSchema[],
+): ContextTrait[] {
+  const schemaByKey = new Map(schemas.map((schema) => [schema.key, schema]));
+  const traits: ContextTrait[] = [];
+  for (const trait of stored) {
+    const schema = schemaByKey.get(trait.key);
+    if (schema && !schema.injection.enabled) continue;
+    traits.push({
+      key: trait.key,
+      value: trait.value,
+      template: schema?.injection.template ?? `${trait.key}: {{value}}`,
+      priority: schema?.injection.priority ?? UNSCHEMED_TRAIT_PRIORITY,
+    });
+  }
+  return traits;
 }

@@ -31,6 +31,8 @@ export class ConversationRecorder {
     requestId: string;
     skipExtraction: boolean;
     traitOverrides: RequestTraitSchema[];
+    /** Memories injected into this turn's prompt: marked as used, which stops their decay. */
+    injectedMemoryIds: string[];
   }): Promise<RecordedTurn> {
     const rows = [
       ...latestUserMessages(turn.messages).map((content) => ({ role: 'user', content })),
@@ -39,7 +41,10 @@ export class ConversationRecorder {
     if (rows.length === 0) return { messageIds: [] };
 
     const inserted: Array<{ id: string }> = await this.dataSource.query(
-      `INSERT INTO messages (profile_id, role, content, request_id, model, extracted_at, trait_overrides)
+      `WITH touched AS (
+         UPDATE memories SET last_accessed_at = now() WHERE profile_id = $1 AND id = ANY($8::uuid[]) RETURNING 1
+       )
+       INSERT INTO messages (profile_id, role, content, request_id, model, extracted_at, trait_overrides)
        SELECT $1, r.role, r.content, $2, $3, CASE WHEN $4::boolean THEN now() END, $7::jsonb
        FROM unnest($5::text[], $6::text[]) WITH ORDINALITY AS r(role, content, position)
        ORDER BY r.position
@@ -52,6 +57,7 @@ export class ConversationRecorder {
         rows.map((row) => row.role),
         rows.map((row) => stripNul(row.content)),
         turn.traitOverrides.length > 0 ? JSON.stringify(turn.traitOverrides) : null,
+        turn.injectedMemoryIds,
       ],
     );
     const messageIds = inserted.map((row) => row.id);

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { MemoryRetrieval } from '../memories/memory-retrieval';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { TraitsModule } from '../traits/traits.module';
 import { AnthropicRelay } from './anthropic-relay';
@@ -18,7 +17,6 @@ import { ProxyService } from './proxy.service';
     ConversationRecorder,
     OpenAiRelay,
     AnthropicRelay,
-    MemoryRetrieval,
   ],
 })
 export class ProxyModule {}

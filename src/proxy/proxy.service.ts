@@ -4,18 +4,15 @@ import { randomUUID } from 'node:crypto';
 import { BackgroundWork } from '../common/background-work';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { ProfilesService } from '../profiles/profiles.service';
 import { applyRequestSchemas, parseRequestTraitSchemas } from '../traits/request-trait-schemas';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
 import { AnthropicRelay } from './anthropic-relay';
 import { parseChatRequest } from './chat-request';
-import { BuiltContext, injectContext } from './context-text';
+import { injectContext } from './context-text';
 import { ContextService } from './context.service';
 import { ConversationRecorder, latestUserMessages } from './conversation-recorder';
 import { OpenAiRelay } from './openai-relay';
 import { resolveUserId } from './user-id';
-
-const NO_CONTEXT: BuiltContext = { text: '', traitKeys: [], memoryIds: [] };
 
 /**
  * The chat path: resolve the profile, inject its context, relay to the upstream, and after a complete
@@ -24,7 +21,6 @@ const NO_CONTEXT: BuiltContext = { text: '', traitKeys: [], memoryIds: [] };
 @Injectable()
 export class ProxyService {
   constructor(
-    private readonly profiles: ProfilesService,
     private readonly schemas: TraitSchemaRegistry,
     private readonly context: ContextService,
     private readonly recorder: ConversationRecorder,
@@ -40,9 +36,13 @@ export class ProxyService {
     const traitOverrides = parseRequestTraitSchemas(req.headers['x-service-traits'], request.service?.traits);
     const schemas = applyRequestSchemas(this.schemas.all(), traitOverrides);
     const options = request.service ?? {};
-    const { profile } = await this.profiles.getOrCreate(userId);
     const question = latestUserMessages(request.messages).join('\n');
-    const context = options.skipInjection ? NO_CONTEXT : await this.context.build(profile, schemas, question);
+    const { profileId, context } = await this.context.forChat(
+      userId,
+      schemas,
+      question,
+      options.skipInjection === true,
+    );
 
     const { service: _service, ...forwarded } = request;
     const upstreamBody = { ...forwarded, messages: injectContext(request.messages, context.text) };
@@ -67,18 +67,16 @@ export class ProxyService {
     const requestId = randomUUID();
     this.background.run('record turn', () =>
       this.recorder.record({
-        profileId: profile.id,
+        profileId,
         messages: request.messages,
         reply: outcome.reply ?? '',
         model: request.model,
         requestId,
         skipExtraction: options.skipExtraction === true,
         traitOverrides,
+        injectedMemoryIds: context.memoryIds,
       }),
     );
-    if (context.memoryIds.length > 0) {
-      this.background.run('touch memories', () => this.context.touchMemories(profile.id, context.memoryIds));
-    }
   }
 
   async models(req: Request, res: Response): Promise<void> {
