@@ -11,12 +11,6 @@ import { ProxyService } from './proxy.service';
 @Module({
   imports: [ProfilesModule, TraitsModule],
   controllers: [ProxyController],
-  providers: [
-    ProxyService,
-    ContextService,
-    ConversationRecorder,
-    OpenAiRelay,
-    AnthropicRelay,
-  ],
+  providers: [ProxyService, ContextService, ConversationRecorder, OpenAiRelay, AnthropicRelay],
 })
 export class ProxyModule {}
