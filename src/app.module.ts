@@ -3,7 +3,10 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { CommonModule } from './common/common.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { ExtractionModule } from './extraction/extraction.module';
 import { HealthModule } from './health/health.module';
+import { IngestModule } from './ingest/ingest.module';
+import { MemoryDecayModule } from './memories/memory-decay.module';
 import { MemoriesModule } from './memories/memories.module';
 import { ProfilesModule } from './profiles/profiles.module';
 import { ProxyModule } from './proxy/proxy.module';
@@ -20,6 +23,9 @@ import { UpstreamModule } from './upstream/upstream.module';
     ProfilesModule,
     TraitsModule,
     MemoriesModule,
+    MemoryDecayModule,
+    ExtractionModule,
+    IngestModule,
     UpstreamModule,
     ProxyModule,
   ],

@@ -24,6 +24,7 @@ export interface AppConfig {
   llm: { baseUrl: string; apiKey: string | null; model: string };
   context: { maxMemories: number; maxChars: number };
   extractor: ExtractorMode;
+  extraction: ExtractionSettings;
   traitSchemasFile: string | null;
   summaryIntervalMinutes: number;
   embeddingsModel: string | null;
@@ -31,6 +32,24 @@ export interface AppConfig {
   rateLimitPerMinute: number;
   ingestRateLimitPerMinute: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+/** Background extraction, the LLM calls of extraction and summaries, and memory decay. */
+export interface ExtractionSettings {
+  /** Bound on one LLM call, from sending to the last byte of the answer. */
+  llmTimeoutMs: number;
+  /** Tries of one LLM call when it fails transiently (5xx, 429, timeout, unreachable, unusable answer). */
+  llmAttempts: number;
+  /** First pause before a retry; it doubles with every retry (with jitter), capped at 30 s. */
+  retryBaseMs: number;
+  /** Pause between two sweeps for pending messages; 0 sweeps only at boot. */
+  sweepIntervalMs: number;
+  /** Profiles extracted at the same time by one process. */
+  concurrency: number;
+  /** Background tries of one message before it is given up (extracted_at set, extraction_error kept). */
+  maxAttempts: number;
+  /** Pause between two runs of the memory decay job. */
+  decayIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -75,6 +94,15 @@ export function loadConfig(env: Env): AppConfig {
       maxChars: read.integer('CONTEXT_MAX_CHARS', 4000, 200, 100_000),
     },
     extractor: read.oneOf('EXTRACTOR', ['auto', 'llm', 'heuristic'] as const, 'auto'),
+    extraction: {
+      llmTimeoutMs: read.integer('LLM_TIMEOUT_MS', 60_000, 1, 3_600_000),
+      llmAttempts: read.integer('EXTRACTION_LLM_ATTEMPTS', 3, 1, 10),
+      retryBaseMs: read.integer('EXTRACTION_RETRY_BASE_MS', 1_000, 0, 60_000),
+      sweepIntervalMs: read.integer('EXTRACTION_SWEEP_INTERVAL_MS', 30_000, 0, 86_400_000),
+      concurrency: read.integer('EXTRACTION_CONCURRENCY', 2, 1, 64),
+      maxAttempts: read.integer('EXTRACTION_MAX_ATTEMPTS', 5, 1, 100),
+      decayIntervalMs: read.integer('MEMORY_DECAY_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
+    },
     traitSchemasFile: read.optionalString('TRAIT_SCHEMAS_FILE'),
     summaryIntervalMinutes: read.integer('SUMMARY_INTERVAL_MINUTES', 60, 0, 525_600),
     embeddingsModel: read.optionalString('EMBEDDINGS_MODEL'),

@@ -6,10 +6,15 @@ import { ProfileEntity } from '../profiles/profile.entity';
 import { TraitEntity } from '../traits/trait.entity';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema';
 import { MessageTraitOverrides1763800000000 } from './migrations/1763800000000-message-trait-overrides';
+import { MemoryDecayProgress1763900000000 } from './migrations/1763900000000-memory-decay-progress';
 import { EmbeddedDatabase } from './embedded-database';
 
 export const ENTITIES = [ProfileEntity, TraitEntity, MemoryEntity, MessageEntity];
-export const MIGRATIONS = [InitialSchema1763700000000, MessageTraitOverrides1763800000000];
+export const MIGRATIONS = [
+  InitialSchema1763700000000,
+  MessageTraitOverrides1763800000000,
+  MemoryDecayProgress1763900000000,
+];
 
 /**
  * The one set of TypeORM options, used by the app and by the CLI (ormconfig.ts). Both targets use the

@@ -1,0 +1,67 @@
+import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { MemoriesModule } from '../memories/memories.module';
+import { TraitsModule } from '../traits/traits.module';
+import { UpstreamClient } from '../upstream/upstream-client';
+import { ExtractedTraitWriter } from './extracted-trait-writer';
+import { ExtractionListener } from './extraction.listener';
+import { ExtractionService } from './extraction.service';
+import { ExtractionWorker } from './extraction-worker';
+import { LlmChat } from './llm-chat';
+import { LlmExtractor } from './llm-extractor';
+import { PendingMessages } from './pending-messages';
+import { ProfileWorkLock } from './profile-work-lock';
+import { SummaryService } from './summary.service';
+
+/** The client of the extraction LLM: separate from the proxy's, with its own settings (LLM_*). */
+export const EXTRACTION_LLM_CLIENT = Symbol('EXTRACTION_LLM_CLIENT');
+
+@Module({
+  imports: [TraitsModule, MemoriesModule],
+  providers: [
+    {
+      provide: EXTRACTION_LLM_CLIENT,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) =>
+        new UpstreamClient({
+          baseUrl: config.llm.baseUrl,
+          apiKey: config.llm.apiKey ?? undefined,
+          timeoutMs: config.extraction.llmTimeoutMs,
+          streamIdleTimeoutMs: config.extraction.llmTimeoutMs,
+          provider: 'openai',
+          maxConnections: 64,
+        }),
+    },
+    {
+      provide: LlmChat,
+      inject: [APP_CONFIG, EXTRACTION_LLM_CLIENT],
+      useFactory: (config: AppConfig, client: UpstreamClient) =>
+        new LlmChat(client, { model: config.llm.model, timeoutMs: config.extraction.llmTimeoutMs }),
+    },
+    {
+      provide: LlmExtractor,
+      inject: [APP_CONFIG, LlmChat],
+      useFactory: (config: AppConfig, chat: LlmChat) =>
+        new LlmExtractor(chat, {
+          attempts: config.extraction.llmAttempts,
+          retryBaseMs: config.extraction.retryBaseMs,
+        }),
+    },
+    ExtractionService,
+    ExtractedTraitWriter,
+    SummaryService,
+    PendingMessages,
+    ProfileWorkLock,
+    ExtractionWorker,
+    ExtractionListener,
+  ],
+  exports: [ExtractionService, SummaryService, ExtractionWorker],
+})
+export class ExtractionModule implements OnApplicationShutdown {
+  constructor(@Inject(EXTRACTION_LLM_CLIENT) private readonly client: UpstreamClient) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.destroy();
+  }
+}

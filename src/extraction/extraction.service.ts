@@ -1,0 +1,147 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { MemoriesService } from '../memories/memories.service';
+import { MemoryEntity } from '../memories/memory.entity';
+import { TraitSchema } from '../traits/trait-schema';
+import { ExtractionResult } from './extraction-types';
+import { mergeExtractionResults } from './extraction-result-merge';
+import { extractHeuristically } from './heuristic-extractor';
+import { LlmExtractor } from './llm-extractor';
+import { splitIntoChunks } from './text-chunks';
+import { ExtractedTraitWriter, WrittenTrait } from './extracted-trait-writer';
+
+/** Longest text sent to the LLM in one call; longer texts are cut into pieces extracted separately. */
+export const LLM_CHUNK_CHARS = 12_000;
+/** Pieces of one long text extracted at the same time. */
+const LLM_CHUNK_CONCURRENCY = 3;
+
+export interface ExtractionSwitches {
+  extractTraits: boolean;
+  extractMemories: boolean;
+}
+
+export interface AppliedExtraction {
+  traits: WrittenTrait[];
+  /** The memories this extraction created (a repeat of a stored memory is not among them). */
+  createdMemories: MemoryEntity[];
+  /** True when a trait was written or a memory created: the summary may be due. */
+  changed: boolean;
+}
+
+const NOTHING: ExtractionResult = { traits: [], memories: [] };
+
+/**
+ * Turns text into traits and memories, and stores them. Serves ingest (one document) and background
+ * extraction (the user's messages of a conversation). The extractor is the LLM or the heuristic rules
+ * (EXTRACTOR; `auto` means the LLM when an LLM key is configured).
+ */
+@Injectable()
+export class ExtractionService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly llm: LlmExtractor,
+    private readonly memories: MemoriesService,
+    private readonly traitWriter: ExtractedTraitWriter,
+  ) {}
+
+  get mode(): 'llm' | 'heuristic' {
+    if (this.config.extractor !== 'auto') return this.config.extractor;
+    return this.config.llm.apiKey !== null ? 'llm' : 'heuristic';
+  }
+
+  /** Extracts from one text; throws ExtractionFailedError when the LLM fails after its retries. */
+  async extract(
+    text: string,
+    schemas: readonly TraitSchema[],
+    switches: ExtractionSwitches = { extractTraits: true, extractMemories: true },
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<ExtractionResult> {
+    if (!switches.extractTraits && !switches.extractMemories) return NOTHING;
+    const traitSchemas = switches.extractTraits ? schemas : [];
+    const result =
+      this.mode === 'heuristic'
+        ? extractHeuristically(text, traitSchemas)
+        : await this.extractWithLlm(splitIntoChunks(text, LLM_CHUNK_CHARS), traitSchemas, signal);
+    return {
+      traits: switches.extractTraits ? result.traits : [],
+      memories: switches.extractMemories ? result.memories : [],
+    };
+  }
+
+  /**
+   * Extracts from the user's messages of a conversation. The heuristic reads each message on its own
+   * (a quote or code fence left open in one cannot hide the next); the LLM reads them together.
+   */
+  async extractConversation(
+    userMessages: string[],
+    schemas: readonly TraitSchema[],
+    signal: AbortSignal,
+  ): Promise<ExtractionResult> {
+    if (userMessages.length === 0) return NOTHING;
+    if (this.mode === 'heuristic') {
+      return mergeExtractionResults(
+        userMessages.map((text) => extractHeuristically(text, schemas)),
+        schemas,
+      );
+    }
+    const chunks = userMessages.flatMap((text) => splitIntoChunks(text, LLM_CHUNK_CHARS));
+    return this.extractWithLlm(packChunks(chunks, LLM_CHUNK_CHARS), schemas, signal);
+  }
+
+  /**
+   * Stores a result for a profile within the caller's transaction. Manual traits are never changed, an
+   * extracted trait is replaced only with enough confidence, list traits merge (see `planTraitWrite`);
+   * memories are de-duplicated by `MemoriesService.remember`. Applies to one profile are serialised.
+   */
+  async apply(
+    manager: EntityManager,
+    profileId: string,
+    result: ExtractionResult,
+    schemas: readonly TraitSchema[],
+    sourceMessageIds: string[],
+  ): Promise<AppliedExtraction> {
+    const traits = await this.traitWriter.write(manager, profileId, result.traits, schemas, sourceMessageIds);
+    const createdMemories: MemoryEntity[] = [];
+    for (const memory of result.memories) {
+      const stored = await this.memories.remember(manager, profileId, { ...memory, sourceMessageIds });
+      if (stored.created) createdMemories.push(stored.memory);
+    }
+    return { traits, createdMemories, changed: traits.length > 0 || createdMemories.length > 0 };
+  }
+
+  private async extractWithLlm(
+    pieces: string[],
+    schemas: readonly TraitSchema[],
+    signal: AbortSignal,
+  ): Promise<ExtractionResult> {
+    const results: ExtractionResult[] = new Array<ExtractionResult>(pieces.length);
+    let next = 0;
+    let failed = false;
+    const worker = async () => {
+      while (next < pieces.length && !failed) {
+        const index = next++;
+        try {
+          results[index] = await this.llm.extract(pieces[index], schemas, signal);
+        } catch (error) {
+          failed = true; // the whole text fails; do not spend calls on the remaining pieces
+          throw error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LLM_CHUNK_CONCURRENCY, pieces.length) }, worker));
+    return mergeExtractionResults(results, schemas);
+  }
+}
+
+/** Joins consecutive short texts (blank line between) into pieces of at most `maxChars`. */
+function packChunks(texts: string[], maxChars: number): string[] {
+  const packed: string[] = [];
+  for (const text of texts) {
+    const last = packed.length - 1;
+    if (last >= 0 && packed[last].length + 2 + text.length <= maxChars) packed[last] += `\n\n${text}`;
+    else packed.push(text);
+  }
+  return packed;
+}

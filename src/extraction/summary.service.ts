@@ -1,0 +1,94 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
+import { ExtractionService } from './extraction.service';
+import { LlmChat } from './llm-chat';
+import {
+  cleanSummary,
+  SUMMARY_MEMORIES,
+  SummaryMemory,
+  summaryPromptMessages,
+  SummaryTrait,
+  templateSummary,
+} from './summary-text';
+
+/**
+ * Regenerates a profile's summary after extraction changed it, at most once per SUMMARY_INTERVAL_MINUTES,
+ * and never while a summary written by hand is in place. With the LLM extractor the LLM writes it (one
+ * call; a failure keeps the old summary until the next change), else a template does.
+ */
+@Injectable()
+export class SummaryService {
+  private readonly logger = new Logger('SummaryService');
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly extraction: ExtractionService,
+    private readonly llm: LlmChat,
+    private readonly schemas: TraitSchemaRegistry,
+  ) {}
+
+  /** Returns true when a new summary was stored. Never throws. */
+  async refreshIfDue(profileId: string, signal?: AbortSignal): Promise<boolean> {
+    try {
+      const due: Array<{ summary: string }> = await this.dataSource.query(
+        `SELECT summary FROM profiles WHERE id = $1 AND ${DUE_CONDITION}`,
+        [profileId, this.config.summaryIntervalMinutes],
+      );
+      if (due.length === 0) return false;
+      const summary = await this.compose(profileId, signal ?? new AbortController().signal);
+      if (summary === null || summary === due[0].summary) return false;
+      // The condition again: a PATCH or another worker may have come in meanwhile.
+      const [, updated]: [unknown[], number] = await this.dataSource.query(
+        `UPDATE profiles
+         SET summary = $3, summary_version = summary_version + 1, summary_updated_at = now(), updated_at = now()
+         WHERE id = $1 AND ${DUE_CONDITION}`,
+        [profileId, this.config.summaryIntervalMinutes, summary],
+      );
+      return updated > 0;
+    } catch (error) {
+      this.logger.warn(`summary of profile ${profileId} not refreshed: ${(error as Error).message}`);
+      return false;
+    }
+  }
+
+  private async compose(profileId: string, signal: AbortSignal): Promise<string | null> {
+    const traits: SummaryTrait[] = await this.dataSource.query(
+      `SELECT key, value FROM traits WHERE profile_id = $1 ORDER BY key`,
+      [profileId],
+    );
+    const memories: SummaryMemory[] = await this.dataSource.query(
+      `SELECT content FROM memories WHERE profile_id = $1
+       ORDER BY importance * decay_factor DESC, created_at DESC LIMIT $2`,
+      [profileId, SUMMARY_MEMORIES],
+    );
+    if (traits.length === 0 && memories.length === 0) return null;
+    if (this.extraction.mode === 'heuristic') return templateSummary(traits, memories, this.schemas.all());
+
+    const outcome = await this.llm.complete({ messages: summaryPromptMessages(traits, memories) }, signal);
+    if (outcome.kind !== 'answer' || outcome.content === null) {
+      this.logger.warn(`the LLM wrote no summary for profile ${profileId} (${describeOutcome(outcome)})`);
+      return null;
+    }
+    const summary = cleanSummary(outcome.content);
+    return summary === '' ? null : summary;
+  }
+}
+
+const DUE_CONDITION = `NOT summary_is_manual
+  AND (summary_updated_at IS NULL OR summary_updated_at <= now() - make_interval(mins => $2::int))`;
+
+function describeOutcome(outcome: Awaited<ReturnType<LlmChat['complete']>>): string {
+  switch (outcome.kind) {
+    case 'answer':
+      return outcome.refusal ?? 'empty answer';
+    case 'rejected':
+      return outcome.detail;
+    default:
+      return outcome.reason;
+  }
+}

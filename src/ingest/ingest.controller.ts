@@ -1,0 +1,41 @@
+import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiInternalServerErrorResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/error-response.dto';
+import { RequiresApiKey } from '../common/public.decorator';
+import { PROFILE_ID_PARAM } from '../profiles/profiles.controller';
+import { IngestRequestDto } from './dto/ingest-request.dto';
+import { IngestResponseDto, toIngestResponse } from './dto/ingest-response.dto';
+import { IngestService } from './ingest.service';
+
+@ApiTags('ingest')
+@RequiresApiKey()
+@Controller('api/profiles')
+export class IngestController {
+  constructor(private readonly ingest: IngestService) {}
+
+  /** Extract traits and memories from a text synchronously and store them. */
+  @Post(':id/ingest')
+  @HttpCode(HttpStatus.OK)
+  @ApiParam(PROFILE_ID_PARAM)
+  @ApiOkResponse({ type: IngestResponseDto })
+  @ApiBadRequestResponse({
+    description: '`invalid_data`, `data_too_large`, or another invalid field (see `code`)',
+    type: ErrorResponseDto,
+  })
+  @ApiNotFoundResponse({ description: '`profile_not_found`', type: ErrorResponseDto })
+  @ApiInternalServerErrorResponse({
+    description:
+      '`extraction_error` (type `internal_error`): the extraction model failed; retrying is advised',
+    type: ErrorResponseDto,
+  })
+  async ingestText(@Param('id') id: string, @Body() body: IngestRequestDto): Promise<IngestResponseDto> {
+    return toIngestResponse(await this.ingest.ingest(id, body));
+  }
+}

@@ -1,0 +1,56 @@
+import { FAKE_CREATED, FakeOpenAI, FakeOpenAIScript, RecordedRequest } from './fake-openai-upstream';
+
+/** A non-streaming chat completion whose message content is `content`, as the fake should answer it. */
+export function llmAnswer(content: string): FakeOpenAIScript {
+  return {
+    kind: 'json',
+    body: {
+      id: 'chatcmpl-llm',
+      object: 'chat.completion',
+      created: FAKE_CREATED,
+      model: 'fake-model',
+      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    },
+  };
+}
+
+/** The answer of an extraction call: `{ traits, memories }` as JSON text. */
+export function extractionAnswer(
+  traits: Array<{ key: string; value: unknown; confidence?: number }>,
+  memories: Array<{ content: string; type?: string; importance?: number }> = [],
+): FakeOpenAIScript {
+  return llmAnswer(JSON.stringify({ traits, memories }));
+}
+
+/** The requests of extraction calls (they carry the extraction instructions), in order. */
+export function extractionRequests(llm: FakeOpenAI): RecordedRequest[] {
+  return llm.requests.filter((request) => isExtractionRequest(request));
+}
+
+export function isExtractionRequest(request: RecordedRequest): boolean {
+  const system: unknown = request.body?.messages?.[0]?.content;
+  return typeof system === 'string' && system.startsWith('You extract what a text reveals');
+}
+
+/** The text an extraction call analysed (between the data tags). */
+export function analysedText(request: RecordedRequest): string {
+  const user = String(request.body?.messages?.[1]?.content ?? '');
+  return /<user_text>\n([\s\S]*)\n<\/user_text>/.exec(user)?.[1] ?? '';
+}
+
+/** Resolves when `condition` holds, polling; for processes whose work cannot be awaited directly. */
+export async function eventually<T>(
+  probe: () => Promise<T>,
+  condition: (value: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (condition(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
