@@ -7,10 +7,14 @@ export class ServiceProcess {
   private constructor(
     private readonly child: ChildProcess,
     readonly url: string,
-    private readonly output: string[],
+    readonly output: string[],
   ) {}
 
-  static async start(env: Record<string, string | undefined>): Promise<ServiceProcess> {
+  /** `nodeArgs` e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] to profile the service. */
+  static async start(
+    env: Record<string, string | undefined>,
+    nodeArgs: string[] = [],
+  ): Promise<ServiceProcess> {
     const port = await freePort();
     const output: string[] = [];
     const childEnv: Record<string, string> = {};
@@ -19,7 +23,7 @@ export class ServiceProcess {
     }
     childEnv.PORT = String(port);
     childEnv.HOST = '127.0.0.1';
-    const child = spawn(process.execPath, [join(__dirname, '..', 'src', 'main.js')], {
+    const child = spawn(process.execPath, [...nodeArgs, join(__dirname, '..', 'src', 'main.js')], {
       env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
+import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { ApiError } from './api-error';
 
@@ -56,10 +57,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private toApiError(exception: unknown, request: Request): ApiError {
     if (exception instanceof ApiError) return exception;
     if (exception instanceof HttpException) return this.fromHttpException(exception, request);
-    if (
-      exception instanceof QueryFailedError &&
-      this.isClientDataError(exception as QueryFailedError<Error>)
-    ) {
+    if (isClientDataError(exception)) {
       return new ApiError(
         HttpStatus.BAD_REQUEST,
         'invalid_value',
@@ -87,11 +85,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (status >= 500) return new ApiError(status, code, 'The service could not handle the request.');
     return new ApiError(status, code, exception.message);
   }
+}
 
-  private isClientDataError(error: QueryFailedError<Error>): boolean {
-    const sqlState = (error.driverError as { code?: unknown } | undefined)?.code;
-    return typeof sqlState === 'string' && CLIENT_DATA_SQLSTATES.has(sqlState);
-  }
+/** A PostgreSQL error caused by a value from the client, through TypeORM or straight from pg. */
+function isClientDataError(exception: unknown): boolean {
+  const driverError = exception instanceof QueryFailedError ? (exception.driverError as unknown) : exception;
+  if (!(driverError instanceof DatabaseError)) return false;
+  return driverError.code !== undefined && CLIENT_DATA_SQLSTATES.has(driverError.code);
 }
 
 function isHealthCheckFailure(exception: unknown): exception is HttpException {

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { PreparedStatements } from '../database/prepared-statements';
 import { rankMemories } from '../memories/memory-ranking';
 import {
   CANDIDATES_PER_SOURCE,
@@ -35,7 +34,7 @@ interface ChatProfileRow {
 @Injectable()
 export class ContextService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly statements: PreparedStatements,
     private readonly profiles: ProfilesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -50,7 +49,8 @@ export class ContextService {
     if (skipInjection)
       return { profileId: (await this.profiles.getOrCreate(userId)).profile.id, context: NO_CONTEXT };
     const perSource = this.config.context.maxMemories > 0 ? CANDIDATES_PER_SOURCE : 0;
-    const rows: ChatProfileRow[] = await this.dataSource.query(
+    const rows = await this.statements.query<ChatProfileRow>(
+      'chat-context-v1',
       `WITH profile AS (SELECT id, summary FROM profiles WHERE external_id = $1),
        ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$3')}
        SELECT p.id, p.summary,
@@ -62,7 +62,7 @@ export class ContextService {
                    'last_accessed_at', m.last_accessed_at, 'text_rank', c.text_rank)), '[]'::json)
           FROM candidates c JOIN memories m ON m.id = c.id AND m.profile_id = p.id) AS memories
        FROM profile p`,
-      [userId, question.slice(0, MAX_QUESTION_CHARS), perSource],
+      [userId, question.slice(0, MAX_QUESTION_CHARS).replaceAll('\u0000', ''), perSource],
     );
     const row = rows[0];
     // A new user: nothing to inject yet.

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { PreparedStatements } from '../database/prepared-statements';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { TraitsModule } from '../traits/traits.module';
 import { AnthropicRelay } from './anthropic-relay';
@@ -11,6 +12,13 @@ import { ProxyService } from './proxy.service';
 @Module({
   imports: [ProfilesModule, TraitsModule],
   controllers: [ProxyController],
-  providers: [ProxyService, ContextService, ConversationRecorder, OpenAiRelay, AnthropicRelay],
+  providers: [
+    ProxyService,
+    ContextService,
+    ConversationRecorder,
+    OpenAiRelay,
+    AnthropicRelay,
+    PreparedStatements,
+  ],
 })
 export class ProxyModule {}
