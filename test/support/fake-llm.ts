@@ -1,4 +1,11 @@
-import { FAKE_CREATED, FakeOpenAI, FakeOpenAIScript, RecordedRequest } from './fake-openai-upstream';
+import {
+  FAKE_CREATED,
+  FakeOpenAI,
+  FakeOpenAIScript,
+  RecordedRequest,
+  sendJson,
+  startRecordingServer,
+} from './fake-openai-upstream';
 
 /** A non-streaming chat completion whose message content is `content`, as the fake should answer it. */
 export function llmAnswer(content: string): FakeOpenAIScript {
@@ -53,4 +60,23 @@ export async function eventually<T>(
       throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * An extraction LLM that answers every chat completion after `delayMs` with `answer(n)` (n counts the
+ * requests from 1): for tests where many calls overlap in time.
+ */
+export async function startSlowLlm(
+  delayMs: number,
+  answer: (requestNumber: number) => { traits?: unknown[]; memories?: unknown[] },
+): Promise<{ url: string; requests: RecordedRequest[]; close: () => Promise<void> }> {
+  let count = 0;
+  const server = await startRecordingServer((exchange) => {
+    const number = ++count;
+    exchange.later(delayMs, () => {
+      const script = llmAnswer(JSON.stringify({ traits: [], memories: [], ...answer(number) }));
+      if (script.kind === 'json') sendJson(exchange.res, 200, script.body);
+    });
+  });
+  return { url: `${server.origin}/v1`, requests: server.requests, close: server.close };
 }

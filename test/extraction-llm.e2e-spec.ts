@@ -1,0 +1,179 @@
+import { ExtractionWorker } from '../src/extraction/extraction-worker';
+import { makeProfile } from './support/factories';
+import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
+import { analysedText, extractionAnswer, llmAnswer } from './support/fake-llm';
+import { startTestApp, TestApp } from './support/test-app';
+
+const LLM_ENV = (llm: FakeOpenAI, upstream: FakeOpenAI) => ({
+  LOG_LEVEL: 'error', // failed tries are logged as warnings: expected here
+  EXTRACTOR: 'llm',
+  LLM_BASE_URL: llm.url,
+  LLM_API_KEY: 'sk-llm',
+  UPSTREAM_BASE_URL: upstream.url,
+  UPSTREAM_API_KEY: 'sk-upstream',
+  EXTRACTION_LLM_ATTEMPTS: '1',
+  EXTRACTION_MAX_ATTEMPTS: '2',
+  EXTRACTION_SWEEP_INTERVAL_MS: '0',
+});
+
+/** Background extraction with the LLM extractor: per-request schemas, failures, retries, shutdown. */
+describe('background extraction (LLM extractor)', () => {
+  let upstream: FakeOpenAI;
+  let llm: FakeOpenAI;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    upstream = await startFakeOpenAI();
+    llm = await startFakeOpenAI();
+    t = await startTestApp(LLM_ENV(llm, upstream));
+  });
+
+  beforeEach(() => {
+    upstream.reset();
+    llm.reset();
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await llm.close();
+    await upstream.close();
+  });
+
+  /** A profile with a summary written by hand, so that extraction makes no summary call. */
+  async function quietProfile() {
+    const profile = await makeProfile(t);
+    await t.api().patch(`/api/profiles/${profile.id}`).send({ summary: 'By hand.' }).expect(200);
+    return profile;
+  }
+
+  async function chat(userId: string, content: string, extra: Record<string, unknown> = {}, headers = {}) {
+    upstream.script(llmAnswer('I am the assistant. My name is Bob.'));
+    await t
+      .api()
+      .post('/v1/chat/completions')
+      .set('X-Service-Id', userId)
+      .set(headers)
+      .send({ model: 'fake-model', messages: [{ role: 'user', content }], ...extra })
+      .expect(200);
+  }
+
+  const messagesOf = (profileId: string) =>
+    t.dataSource.query(
+      `SELECT role, extracted_at, extraction_attempts, extraction_error FROM messages WHERE profile_id = $1 ORDER BY seq`,
+      [profileId],
+    );
+
+  it('sends only the user text, asks for the per-request keys, and stores them', async () => {
+    const profile = await quietProfile();
+    llm.script(
+      extractionAnswer(
+        [
+          { key: 'favourite_colour', value: 'green', confidence: 0.9 },
+          { key: 'pet', value: 'cat', confidence: 0.9 }, // asked for in the header only
+        ],
+        [{ content: 'The user paints landscapes.', type: 'fact', importance: 0.6 }],
+      ),
+    );
+    await chat(
+      profile.externalId!,
+      'I paint landscapes, mostly in green. I have a cat.',
+      { service: { traits: [{ key: 'favourite_colour', valueType: 'string' }] } },
+      { 'X-Service-Traits': JSON.stringify([{ key: 'pet' }]) },
+    );
+    await t.drain();
+
+    expect(llm.requests).toHaveLength(1);
+    expect(analysedText(llm.requests[0])).toBe('I paint landscapes, mostly in green. I have a cat.');
+    const keys: string[] =
+      llm.requests[0].body.response_format.json_schema.schema.properties.traits.items.properties.key.enum;
+    expect(keys).toEqual(expect.arrayContaining(['name', 'favourite_colour', 'pet']));
+
+    const traits = await t.api().get(`/api/profiles/${profile.id}/traits`).expect(200);
+    expect(traits.body.traits).toEqual([
+      expect.objectContaining({
+        key: 'favourite_colour',
+        value: 'green',
+        category: 'custom',
+        source: 'extracted',
+      }),
+      expect.objectContaining({ key: 'pet', value: 'cat', source: 'extracted' }),
+    ]);
+    const [user] = await t.dataSource.query(
+      `SELECT id FROM messages WHERE profile_id = $1 AND role = 'user'`,
+      [profile.id],
+    );
+    const [memory] = await t.dataSource.query(
+      `SELECT source_message_ids FROM memories WHERE profile_id = $1`,
+      [profile.id],
+    );
+    expect(memory.source_message_ids).toEqual([user.id]);
+  });
+
+  it('records a failure, retries it on the next sweep, and gives up after EXTRACTION_MAX_ATTEMPTS', async () => {
+    const profile = await quietProfile();
+    llm.script({ kind: 'error', status: 500 }, { kind: 'error', status: 502 });
+    await chat(profile.externalId!, 'My name is Anna.');
+    await t.drain();
+    const afterFirst = await messagesOf(profile.id);
+    expect(afterFirst.map((m: { extraction_attempts: number }) => m.extraction_attempts)).toEqual([1, 1]);
+    expect(afterFirst[0].extracted_at).toBeNull();
+    expect(afterFirst[0].extraction_error).toContain('HTTP 500');
+
+    const worker = t.app.get(ExtractionWorker);
+    await worker.sweep();
+    const afterSecond = await messagesOf(profile.id);
+    expect(afterSecond[0]).toMatchObject({
+      extraction_attempts: 2,
+      extraction_error: expect.stringContaining('HTTP 502'),
+    });
+    expect(afterSecond[0].extracted_at).not.toBeNull(); // given up: done, with the error kept
+
+    await worker.sweep();
+    expect(llm.requests).toHaveLength(2);
+    const traits = await t.api().get(`/api/profiles/${profile.id}/traits`).expect(200);
+    expect(traits.body.traits).toEqual([]);
+  });
+
+  it('succeeds on a later sweep after a transient failure, and clears the error', async () => {
+    const profile = await quietProfile();
+    llm.script(
+      { kind: 'error', status: 503 },
+      extractionAnswer([{ key: 'name', value: 'Anna', confidence: 0.9 }]),
+    );
+    await chat(profile.externalId!, 'My name is Anna.');
+    await t.drain();
+    expect((await messagesOf(profile.id))[0]).toMatchObject({ extraction_attempts: 1, extracted_at: null });
+
+    await t.app.get(ExtractionWorker).sweep();
+    const [user] = await messagesOf(profile.id);
+    expect(user).toMatchObject({ extraction_attempts: 1, extraction_error: null });
+    expect(user.extracted_at).not.toBeNull();
+    const traits = await t.api().get(`/api/profiles/${profile.id}/traits`).expect(200);
+    expect(traits.body.traits).toEqual([expect.objectContaining({ key: 'name', value: 'Anna' })]);
+    expect(llm.requests).toHaveLength(2);
+  });
+
+  it('stops an extraction in flight on shutdown, promptly, without counting a failure', async () => {
+    const own = await startTestApp({ ...LLM_ENV(llm, upstream), LLM_TIMEOUT_MS: '60000' });
+    const profile = (await own.api().post('/api/profiles').send({ externalId: 'shutdown-user' }).expect(201))
+      .body.profile;
+    llm.script({ kind: 'hang' });
+    upstream.script(llmAnswer('ok'));
+    await own
+      .api()
+      .post('/v1/chat/completions')
+      .set('X-Service-Id', 'shutdown-user')
+      .send({ model: 'fake-model', messages: [{ role: 'user', content: 'My name is Anna.' }] })
+      .expect(200);
+    await llm.waitForRequests(1);
+    const pending = await own.dataSource.query(
+      `SELECT extraction_attempts FROM messages WHERE profile_id = $1 AND extracted_at IS NULL`,
+      [profile.id],
+    );
+    expect(pending).toEqual([{ extraction_attempts: 0 }, { extraction_attempts: 0 }]);
+    const started = Date.now();
+    await own.close();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await llm.waitForClientClose(0);
+  });
+});

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { ExtractionWorker } from '../src/extraction/extraction-worker';
+import { makeProfile, putTrait } from './support/factories';
+import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
+import { llmAnswer } from './support/fake-llm';
+import { startTestApp, TestApp } from './support/test-app';
+
+interface StoredMessage {
+  id: string;
+  role: string;
+  extracted_at: Date | null;
+  extraction_attempts: number;
+}
+
+/** Background extraction after real chat turns through the proxy, with the heuristic extractor. */
+describe('background extraction (heuristic extractor)', () => {
+  let upstream: FakeOpenAI;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    upstream = await startFakeOpenAI();
+    t = await startTestApp({
+      EXTRACTOR: 'heuristic',
+      UPSTREAM_BASE_URL: upstream.url,
+      UPSTREAM_API_KEY: 'sk-upstream',
+      EXTRACTION_SWEEP_INTERVAL_MS: '0',
+    });
+  });
+
+  beforeEach(() => upstream.reset());
+
+  afterAll(async () => {
+    await t.close();
+    await upstream.close();
+  });
+
+  async function chat(userId: string, messages: Array<{ role: string; content: string }>, extra = {}) {
+    await t
+      .api()
+      .post('/v1/chat/completions')
+      .set('X-Service-Id', userId)
+      .send({ model: 'fake-model', messages, ...extra })
+      .expect(200);
+  }
+
+  const messagesOf = (profileId: string): Promise<StoredMessage[]> =>
+    t.dataSource.query(
+      `SELECT id, role, extracted_at, extraction_attempts FROM messages WHERE profile_id = $1 ORDER BY seq`,
+      [profileId],
+    );
+
+  const traitsOf = (
+    profileId: string,
+  ): Promise<Array<{ key: string; value: unknown; source: string; source_message_ids: string[] }>> =>
+    t.dataSource.query(
+      `SELECT key, value, source, source_message_ids FROM traits WHERE profile_id = $1 ORDER BY key`,
+      [profileId],
+    );
+
+  const memoriesOf = (profileId: string): Promise<Array<{ content: string; source_message_ids: string[] }>> =>
+    t.dataSource.query(
+      `SELECT content, source_message_ids FROM memories WHERE profile_id = $1 ORDER BY content`,
+      [profileId],
+    );
+
+  it('learns from the user messages of a turn, and only from them, keeping their ids', async () => {
+    const userId = `chat-${randomUUID()}`;
+    upstream.script(llmAnswer('Nice to meet you. My name is Bob and I have three cats.'));
+    await chat(userId, [{ role: 'user', content: 'My name is Anna. I have two kids. What should I cook?' }]);
+    await t.drain();
+
+    const profile = (await t.api().get(`/api/profiles/${userId}`).expect(200)).body.profile;
+    const [user, assistant] = await messagesOf(profile.id);
+    expect(user.role).toBe('user');
+    expect(assistant.role).toBe('assistant');
+    expect(user.extracted_at).not.toBeNull();
+    expect(assistant.extracted_at).not.toBeNull();
+    expect(await traitsOf(profile.id)).toEqual([
+      { key: 'name', value: 'Anna', source: 'extracted', source_message_ids: [user.id] },
+    ]);
+    expect(await memoriesOf(profile.id)).toEqual([
+      { content: 'I have two kids.', source_message_ids: [user.id] },
+    ]);
+  });
+
+  it('extracts each new turn once; history the client resends is not extracted again', async () => {
+    const userId = `chat-${randomUUID()}`;
+    upstream.script(llmAnswer('Noted.'), llmAnswer('Noted again.'));
+    await chat(userId, [{ role: 'user', content: 'I love hiking.' }]);
+    await t.drain();
+    await chat(userId, [
+      { role: 'user', content: 'I love hiking.' },
+      { role: 'assistant', content: 'Noted.' },
+      { role: 'user', content: 'I love jazz too.' },
+    ]);
+    await t.drain();
+    const profile = (await t.api().get(`/api/profiles/${userId}`).expect(200)).body.profile;
+    expect((await messagesOf(profile.id)).map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    const traits = await traitsOf(profile.id);
+    expect(traits).toEqual([expect.objectContaining({ key: 'interests', value: ['hiking', 'jazz'] })]);
+    expect(traits[0].source_message_ids).toHaveLength(2);
+  });
+
+  it('keeps manual traits and merges duplicates', async () => {
+    const profile = await makeProfile(t);
+    await putTrait(t, profile.id, 'name', 'Grace');
+    upstream.script(llmAnswer('ok'), llmAnswer('ok'));
+    await chat(profile.externalId!, [{ role: 'user', content: 'My name is Anna. I have two kids.' }]);
+    await chat(profile.externalId!, [{ role: 'user', content: 'I have two kids!' }]);
+    await t.drain();
+    expect(await traitsOf(profile.id)).toEqual([
+      { key: 'name', value: 'Grace', source: 'manual', source_message_ids: [] },
+    ]);
+    const memories = await memoriesOf(profile.id);
+    expect(memories).toHaveLength(1);
+    expect(memories[0].source_message_ids).toHaveLength(2);
+  });
+
+  it('leaves a turn alone with service.skipExtraction, and follows the per-request schemas', async () => {
+    const userId = `chat-${randomUUID()}`;
+    await chat(userId, [{ role: 'user', content: 'My name is Anna.' }], {
+      service: { skipExtraction: true },
+    });
+    await t.drain();
+    const profile = (await t.api().get(`/api/profiles/${userId}`).expect(200)).body.profile;
+    expect(await traitsOf(profile.id)).toEqual([]);
+
+    await chat(userId, [{ role: 'user', content: 'My name is Anna. I love hiking.' }], {
+      service: { traits: [{ key: 'name', extraction: { enabled: false } }] },
+    });
+    await t.drain();
+    expect((await traitsOf(profile.id)).map((trait) => trait.key)).toEqual(['interests']);
+    expect((await messagesOf(profile.id)).every((m) => m.extracted_at !== null)).toBe(true);
+  });
+
+  it('finishes messages left pending (as after a crash) with a sweep', async () => {
+    const profiles = await Promise.all([makeProfile(t), makeProfile(t), makeProfile(t)]);
+    for (const [index, profile] of profiles.entries()) {
+      await t.dataSource.query(
+        `INSERT INTO messages (profile_id, role, content) VALUES ($1, 'user', $2), ($1, 'assistant', 'ok')`,
+        [profile.id, `I live in City${index}.`],
+      );
+    }
+    await t.app.get(ExtractionWorker).sweep();
+    for (const [index, profile] of profiles.entries()) {
+      expect(await traitsOf(profile.id)).toEqual([
+        expect.objectContaining({ key: 'timezone', value: `City${index}` }),
+      ]);
+      expect(
+        (await messagesOf(profile.id)).every((m) => m.extracted_at !== null && m.extraction_attempts === 0),
+      ).toBe(true);
+    }
+    const [pending] = await t.dataSource.query(
+      `SELECT count(*)::int AS n FROM messages WHERE extracted_at IS NULL`,
+    );
+    expect(pending.n).toBe(0);
+  });
+});
