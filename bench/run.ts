@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { LoadResult } from './load';
 import { startBenchUpstream } from './fake-upstream';
+import { benchLocomoRecall, LOCOMO_PATH, locomoAvailable, RecallReport } from './locomo.bench';
 import { benchManagement } from './management.bench';
 import { benchProxyOverhead, ProxyOverhead } from './proxy.bench';
 import { ServiceProcess } from './service-process';
@@ -17,7 +18,14 @@ async function main(): Promise<void> {
   const scale = Number(process.env.BENCH_SCALE ?? '1');
   const targets = (process.env.BENCH_TARGETS ?? 'embedded,postgres').split(',').map((t) => t.trim());
   const adminUrl = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const results: Record<string, { management: LoadResult[]; proxy: ProxyOverhead[] }> = {};
+  const results: Record<
+    string,
+    {
+      management: LoadResult[];
+      proxy: ProxyOverhead[];
+      locomo?: { ranked: RecallReport; baseline: RecallReport };
+    }
+  > = {};
   const report = {
     date: new Date().toISOString(),
     command: 'npm run bench',
@@ -35,20 +43,36 @@ async function main(): Promise<void> {
     const { env, cleanup, label } = await prepareTarget(target, adminUrl);
     console.log(`\n== ${label} ==`);
     const upstream = await startBenchUpstream();
-    const service = await ServiceProcess.start({
+    const serviceEnv = {
       ...env,
       UPSTREAM_BASE_URL: upstream.url,
       UPSTREAM_API_KEY: 'bench',
       EXTRACTOR: 'heuristic',
-    });
+    };
     try {
-      const management = await benchManagement(service.url, scale);
-      printTable(management);
-      const proxy = await benchProxyOverhead(service.url, upstream.url, scale);
-      printProxyTable(proxy);
-      results[label] = { management, proxy };
+      const service = await ServiceProcess.start(serviceEnv);
+      try {
+        const management = await benchManagement(service.url, scale);
+        printTable(management);
+        const proxy = await benchProxyOverhead(service.url, upstream.url, scale);
+        printProxyTable(proxy);
+        results[label] = { management, proxy };
+        if (locomoAvailable()) {
+          const ranked = await benchLocomoRecall(service.url, 'ranked');
+          await service.stop();
+          // The baseline: the same path with relevance switched off (importance and recency only).
+          const baselineService = await ServiceProcess.start({ ...serviceEnv, RANK_WEIGHT_RELEVANCE: '0' });
+          const baseline = await benchLocomoRecall(baselineService.url, 'baseline');
+          await baselineService.stop();
+          printLocomoTable(ranked, baseline);
+          results[label].locomo = { ranked, baseline };
+        } else {
+          console.log(`LoCoMo data not found at ${LOCOMO_PATH}: retrieval quality not measured`);
+        }
+      } finally {
+        await service.stop();
+      }
     } finally {
-      await service.stop();
       await upstream.close();
       await cleanup();
     }
@@ -109,6 +133,19 @@ function printTable(results: LoadResult[]): void {
       `| ${r.name} | ${r.requests} | ${r.concurrency} | ${r.throughput} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors} |`,
     );
   }
+}
+
+function printLocomoTable(ranked: RecallReport, baseline: RecallReport): void {
+  console.log(
+    `\n| LoCoMo recall@<=10 (${ranked.questions} questions, ${ranked.memoriesStored} memories) | ranked | baseline (importance + recency) |`,
+  );
+  console.log('|---|---:|---:|');
+  console.log(`| overall | ${ranked.recall} | ${baseline.recall} |`);
+  for (const category of Object.keys(ranked.byCategory)) {
+    const r = ranked.byCategory[category];
+    console.log(`| ${category} (${r.questions}) | ${r.recall} | ${baseline.byCategory[category].recall} |`);
+  }
+  console.log(`| mean memories injected | ${ranked.meanInjected} | ${baseline.meanInjected} |`);
 }
 
 function printProxyTable(rows: ProxyOverhead[]): void {

@@ -23,6 +23,8 @@ export interface AppConfig {
   };
   llm: { baseUrl: string; apiKey: string | null; model: string };
   context: { maxMemories: number; maxChars: number };
+  /** Weights of memory ranking (see memories/memory-ranking.ts). */
+  ranking: { relevance: number; importance: number; recency: number; recencyHalfLifeDays: number };
   extractor: ExtractorMode;
   extraction: ExtractionSettings;
   traitSchemasFile: string | null;
@@ -93,6 +95,12 @@ export function loadConfig(env: Env): AppConfig {
       maxMemories: read.integer('CONTEXT_MAX_MEMORIES', 10, 0, 100),
       maxChars: read.integer('CONTEXT_MAX_CHARS', 4000, 200, 100_000),
     },
+    ranking: {
+      relevance: read.decimal('RANK_WEIGHT_RELEVANCE', 0.6, 0, 100),
+      importance: read.decimal('RANK_WEIGHT_IMPORTANCE', 0.3, 0, 100),
+      recency: read.decimal('RANK_WEIGHT_RECENCY', 0.1, 0, 100),
+      recencyHalfLifeDays: read.decimal('RANK_RECENCY_HALF_LIFE_DAYS', 30, 0.01, 36_500),
+    },
     extractor: read.oneOf('EXTRACTOR', ['auto', 'llm', 'heuristic'] as const, 'auto'),
     extraction: {
       llmTimeoutMs: read.integer('LLM_TIMEOUT_MS', 60_000, 1, 3_600_000),
@@ -140,6 +148,15 @@ class EnvReader {
     const parsed = Number(value);
     if (parsed < min || parsed > max)
       throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+    return parsed;
+  }
+
+  decimal(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^\d+(\.\d+)?$/.test(value)) throw new ConfigError(name, `must be a number, got "${value}"`);
+    const parsed = Number(value);
+    if (parsed < min || parsed > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
     return parsed;
   }
 

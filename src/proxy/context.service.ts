@@ -50,7 +50,7 @@ export class ContextService {
       return { profileId: (await this.profiles.getOrCreate(userId)).profile.id, context: NO_CONTEXT };
     const perSource = this.config.context.maxMemories > 0 ? CANDIDATES_PER_SOURCE : 0;
     const rows = await this.statements.query<ChatProfileRow>(
-      'chat-context-v1',
+      'chat-context-v2',
       `WITH profile AS (SELECT id, summary FROM profiles WHERE external_id = $1),
        ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$3')}
        SELECT p.id, p.summary,
@@ -68,7 +68,7 @@ export class ContextService {
     // A new user: nothing to inject yet.
     if (!row) return { profileId: (await this.profiles.getOrCreate(userId)).profile.id, context: NO_CONTEXT };
 
-    const memories = rankMemories(row.memories.map(toRetrievedMemory), new Date()).slice(
+    const memories = rankMemories(row.memories.map(toRetrievedMemory), new Date(), this.config.ranking).slice(
       0,
       this.config.context.maxMemories,
     );

@@ -1,0 +1,94 @@
+import { makeMemory, makeProfile } from './support/factories';
+import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
+import { startTestApp, TestApp } from './support/test-app';
+
+/** Which memories the proxy injects for a question, and within what budget. */
+describe('Relevant context', () => {
+  let fake: FakeOpenAI;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    t = await startTestApp({
+      UPSTREAM_BASE_URL: fake.url,
+      UPSTREAM_API_KEY: 'sk-test',
+      EXTRACTOR: 'heuristic',
+      CONTEXT_MAX_MEMORIES: '3',
+      CONTEXT_MAX_CHARS: '2000',
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  const ask = async (userId: string, question: string) => {
+    const res = await t
+      .api()
+      .post('/v1/chat/completions')
+      .set('X-Service-Id', userId)
+      .send({
+        model: 'm',
+        messages: [{ role: 'user', content: question }],
+        service: { debug: true, skipExtraction: true },
+      })
+      .expect(200);
+    await t.drain();
+    const ids = /memories=([^;]*)/.exec(String(res.headers['x-service-context-ids']))![1];
+    return {
+      ids: ids ? ids.split(',') : [],
+      context: fake.requests.at(-1)!.body.messages[0].content as string,
+    };
+  };
+
+  it('ranks a memory with a rare word of the question above many that repeat a common name', async () => {
+    const profile = await makeProfile(t, 'rare-word-user');
+    for (let i = 0; i < 30; i++) {
+      await makeMemory(t, profile.id, {
+        content: `Caroline said Caroline likes Caroline's garden, note ${i}`,
+        importance: 0.9,
+      });
+    }
+    const dog = await makeMemory(t, profile.id, {
+      content: 'Adopted a dog called Pixel last spring',
+      importance: 0.3,
+    });
+    const { ids } = await ask('rare-word-user', "What is the name of Caroline's dog?");
+    expect(ids[0]).toBe(dog.id);
+  });
+
+  it('injects at most CONTEXT_MAX_MEMORIES memories and stays within CONTEXT_MAX_CHARS', async () => {
+    const profile = await makeProfile(t, 'budget-user');
+    for (let i = 0; i < 10; i++)
+      await makeMemory(t, profile.id, {
+        content: `Hiking trip number ${i} ${'in the mountains '.repeat(20)}`,
+      });
+    const { ids, context } = await ask('budget-user', 'Tell me about my hiking trips');
+    expect(ids.length).toBeGreaterThan(0);
+    expect(ids.length).toBeLessThanOrEqual(3);
+    expect(context.length).toBeLessThanOrEqual(2000);
+  });
+
+  it('builds the same context for the same question (a stable prefix for prompt caches)', async () => {
+    const profile = await makeProfile(t, 'stable-user');
+    for (let i = 0; i < 6; i++)
+      await makeMemory(t, profile.id, { content: `Likes tea variety ${i}`, importance: 0.5 });
+    const first = await ask('stable-user', 'Which tea should I buy?');
+    const second = await ask('stable-user', 'Which tea should I buy?');
+    expect(second.ids).toEqual(first.ids);
+    expect(second.context).toEqual(first.context);
+  });
+
+  it('finds words the question and memory share only after stemming', async () => {
+    const profile = await makeProfile(t, 'stem-user');
+    for (let i = 0; i < 5; i++)
+      await makeMemory(t, profile.id, { content: `Unrelated fact ${i} about the weather`, importance: 0.9 });
+    const painting = await makeMemory(t, profile.id, {
+      content: 'Painted a sunrise over the lake',
+      importance: 0.1,
+    });
+    const { ids } = await ask('stem-user', 'When did I paint the sunrise?');
+    expect(ids[0]).toBe(painting.id);
+  });
+});
