@@ -156,7 +156,8 @@ class EnvReader {
     if (value === undefined) return fallback;
     if (!/^\d+(\.\d+)?$/.test(value)) throw new ConfigError(name, `must be a number, got "${value}"`);
     const parsed = Number(value);
-    if (parsed < min || parsed > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+    if (parsed < min || parsed > max)
+      throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
     return parsed;
   }
 
