@@ -48,6 +48,9 @@ async function main(): Promise<void> {
       UPSTREAM_BASE_URL: upstream.url,
       UPSTREAM_API_KEY: 'bench',
       EXTRACTOR: 'heuristic',
+      // The benchmarks measure the service, not its rate limits.
+      RATE_LIMIT_PER_MINUTE: '0',
+      INGEST_RATE_LIMIT_PER_MINUTE: '0',
     };
     try {
       const service = await ServiceProcess.start(serviceEnv);

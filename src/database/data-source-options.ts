@@ -5,6 +5,7 @@ import { MessageEntity } from '../messages/message.entity';
 import { ProfileEntity } from '../profiles/profile.entity';
 import { TraitEntity } from '../traits/trait.entity';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema';
+import { MemoryRankingIndexes1764000000000 } from './migrations/1764000000000-memory-ranking-indexes';
 import { MessageTraitOverrides1763800000000 } from './migrations/1763800000000-message-trait-overrides';
 import { MemoryDecayProgress1763900000000 } from './migrations/1763900000000-memory-decay-progress';
 import { EmbeddedDatabase } from './embedded-database';
@@ -14,6 +15,7 @@ export const MIGRATIONS = [
   InitialSchema1763700000000,
   MessageTraitOverrides1763800000000,
   MemoryDecayProgress1763900000000,
+  MemoryRankingIndexes1764000000000,
 ];
 
 /**

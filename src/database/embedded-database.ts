@@ -1,8 +1,12 @@
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const IN_MEMORY_DATA_DIR = 'memory://';
+
+/** Extensions the migrations create; PGlite loads them from the package, nothing is downloaded. */
+const EXTENSIONS = { btree_gin };
 
 /** Thrown when another live process holds the embedded database's directory. */
 export class DataDirLockedError extends Error {
@@ -26,11 +30,15 @@ export class EmbeddedDatabase {
   ) {}
 
   static async open(dataDir: string): Promise<EmbeddedDatabase> {
-    if (dataDir === IN_MEMORY_DATA_DIR) return new EmbeddedDatabase(await PGlite.create(), null);
+    if (dataDir === IN_MEMORY_DATA_DIR)
+      return new EmbeddedDatabase(await PGlite.create({ extensions: EXTENSIONS }), null);
     mkdirSync(dataDir, { recursive: true });
     const lockPath = acquireLock(dataDir);
     try {
-      return new EmbeddedDatabase(await PGlite.create({ dataDir: join(dataDir, 'pgdata') }), lockPath);
+      return new EmbeddedDatabase(
+        await PGlite.create({ dataDir: join(dataDir, 'pgdata'), extensions: EXTENSIONS }),
+        lockPath,
+      );
     } catch (error) {
       rmSync(lockPath, { force: true });
       throw error;
@@ -39,10 +47,11 @@ export class EmbeddedDatabase {
 
   /** The same, synchronously, for the TypeORM CLI whose data-source module must export a value. */
   static openSync(dataDir: string): EmbeddedDatabase {
-    if (dataDir === IN_MEMORY_DATA_DIR) return new EmbeddedDatabase(new PGlite(), null);
+    if (dataDir === IN_MEMORY_DATA_DIR)
+      return new EmbeddedDatabase(new PGlite({ extensions: EXTENSIONS }), null);
     mkdirSync(dataDir, { recursive: true });
     const lockPath = acquireLock(dataDir);
-    return new EmbeddedDatabase(new PGlite(join(dataDir, 'pgdata')), lockPath);
+    return new EmbeddedDatabase(new PGlite(join(dataDir, 'pgdata'), { extensions: EXTENSIONS }), lockPath);
   }
 
   async close(): Promise<void> {

@@ -18,27 +18,48 @@ export const MATCH_POOL = 2000;
 /** BM25 parameters: term-frequency saturation and document-length normalisation (the usual values). */
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
+/** A word in at least this many of a profile's memories is common: it scores, but does not select. */
+export const COMMON_WORD_MEMORIES = 1000;
+/** Profile sizes are counted up to this (a larger profile counts as this large in word rarity). */
+export const PROFILE_SIZE_CAP = 10_000;
 
 /**
  * The CTEs that collect a profile's candidate memories for a question, ending in `candidates (id,
  * text_rank)`; the pure `rankMemories` then orders them.
  *
- * Relevance is BM25 over PostgreSQL full text ('english' stemming): every memory sharing a word with
- * the question is matched through the GIN index (up to MATCH_POOL of them), and each shared word counts
- * by its rarity in the profile, so that a name or word found in half the memories weighs little and a
- * rare one much (`ts_rank` has no such weighting). Document frequencies come from the matched set,
- * which is exact while a profile has fewer than MATCH_POOL matches. The most important and the most
- * recent memories join the candidates whatever the words.
+ * Relevance is BM25 over PostgreSQL full text ('english' stemming). For each word of the question, the
+ * number of the profile's memories containing it is counted (through the (profile_id, search_vector)
+ * index, up to COMMON_WORD_MEMORIES), so that a word in half the memories, such as a name, weighs
+ * little and a rare one much (`ts_rank` has no such weighting). Memories are selected by the question's
+ * uncommon words (by all of them when every word is common), at most MATCH_POOL, and scored by all of
+ * its words. The most important and the most recent memories join the candidates whatever the words.
+ * The cost is bounded by the caps, not by the size of the profile or of the table.
  */
 export function memoryCandidatesSql(profileId: string, question: string, perSource: string): string {
-  return `question AS (
-      SELECT (SELECT string_agg(quote_literal(lexeme), ' | ')
-              FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, ${question}))) AS lexeme)::tsquery AS query
+  return `corpus AS MATERIALIZED (
+      SELECT count(*) AS n FROM (SELECT 1 FROM memories WHERE profile_id = ${profileId} LIMIT ${PROFILE_SIZE_CAP}) AS sized
     ),
-    terms AS (
-      SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, ${question}))) AS lexeme
+    terms AS MATERIALIZED (
+      SELECT w.lexeme,
+             (SELECT count(*) FROM (
+                SELECT 1 FROM memories m
+                WHERE m.profile_id = ${profileId} AND m.search_vector @@ quote_literal(w.lexeme)::tsquery
+                LIMIT ${COMMON_WORD_MEMORIES}) AS found) AS df
+      FROM (SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, ${question}))) AS lexeme) AS w
     ),
-    matched AS (
+    weighted AS MATERIALIZED (
+      SELECT t.lexeme, t.df < ${COMMON_WORD_MEMORIES} AS selective,
+             -- a common word's count stopped at the cap: take it as in half the profile at least
+             ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+      FROM terms t, corpus c,
+           LATERAL (SELECT CASE WHEN t.df >= ${COMMON_WORD_MEMORIES} THEN greatest(t.df, c.n / 2) ELSE t.df END AS df) AS d
+      WHERE t.df > 0
+    ),
+    question AS (
+      SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS query FROM weighted
+      WHERE selective OR NOT EXISTS (SELECT 1 FROM weighted WHERE selective)
+    ),
+    matched AS MATERIALIZED (
       SELECT m.id, m.search_vector FROM memories m, question q
       WHERE m.profile_id = ${profileId} AND q.query IS NOT NULL AND m.search_vector @@ q.query
       LIMIT ${MATCH_POOL}
@@ -46,18 +67,13 @@ export function memoryCandidatesSql(profileId: string, question: string, perSour
     hits AS (
       SELECT x.id, v.lexeme, coalesce(array_length(v.positions, 1), 1) AS tf, length(x.search_vector) AS dl
       FROM matched x, unnest(x.search_vector) AS v
-      WHERE v.lexeme IN (SELECT lexeme FROM terms)
+      WHERE v.lexeme IN (SELECT lexeme FROM weighted)
     ),
-    frequencies AS (SELECT lexeme, count(*) AS df FROM hits GROUP BY lexeme),
-    corpus AS (
-      SELECT (SELECT count(*) FROM memories WHERE profile_id = ${profileId}) AS n,
-             (SELECT greatest(avg(length(search_vector)), 1) FROM matched) AS avgdl
-    ),
+    lengths AS (SELECT greatest(avg(length(search_vector)), 1) AS avgdl FROM matched),
     matching AS (
       SELECT h.id,
-             sum(ln(1 + (c.n - f.df + 0.5) / (f.df + 0.5)) * h.tf * ${BM25_K1 + 1}
-                 / (h.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * h.dl / c.avgdl))) AS text_rank
-      FROM hits h JOIN frequencies f USING (lexeme), corpus c
+             sum(w.idf * h.tf * ${BM25_K1 + 1} / (h.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * h.dl / l.avgdl))) AS text_rank
+      FROM hits h JOIN weighted w USING (lexeme), lengths l
       GROUP BY h.id
       ORDER BY text_rank DESC
       LIMIT ${perSource}
