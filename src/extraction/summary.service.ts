@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
+import { ExtractionAbortedError } from './extraction-errors';
 import { ExtractionService } from './extraction.service';
 import { LlmChat } from './llm-chat';
 import {
@@ -51,7 +52,9 @@ export class SummaryService {
       );
       return updated > 0;
     } catch (error) {
-      this.logger.warn(`summary of profile ${profileId} not refreshed: ${(error as Error).message}`);
+      if (!(error instanceof ExtractionAbortedError)) {
+        this.logger.warn(`summary of profile ${profileId} not refreshed: ${(error as Error).message}`);
+      }
       return false;
     }
   }

@@ -55,9 +55,10 @@ export class IngestService {
     const applied = await this.dataSource.transaction((manager) =>
       this.extraction.apply(manager, profile.id, result, schemas, []),
     );
-    if (applied.changed) await this.summary.refreshIfDue(profile.id);
+    // The profile row itself changes only when a new summary is written.
+    const summarised = applied.changed && (await this.summary.refreshIfDue(profile.id));
     return {
-      profile: await this.profiles.resolve(profile.id),
+      profile: summarised ? await this.profiles.resolve(profile.id) : profile,
       traits: applied.traits,
       memories: applied.createdMemories,
       source: request.source ?? null,
