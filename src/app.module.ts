@@ -6,8 +6,10 @@ import { DatabaseModule } from './database/database.module';
 import { ExtractionModule } from './extraction/extraction.module';
 import { HealthModule } from './health/health.module';
 import { IngestModule } from './ingest/ingest.module';
+import { LoggingModule } from './logging/logging.module';
 import { MemoryDecayModule } from './memories/memory-decay.module';
 import { MemoriesModule } from './memories/memories.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { ProfilesModule } from './profiles/profiles.module';
 import { ProxyModule } from './proxy/proxy.module';
 import { TraitsModule } from './traits/traits.module';
@@ -16,6 +18,8 @@ import { UpstreamModule } from './upstream/upstream.module';
 @Module({
   imports: [
     ConfigModule,
+    LoggingModule,
+    MetricsModule,
     DatabaseModule,
     EventEmitterModule.forRoot(),
     CommonModule,

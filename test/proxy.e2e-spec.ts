@@ -63,7 +63,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
       expect(data.object).toBe('chat.completion');
       expect(data.usage?.total_tokens).toEqual(expect.any(Number));
       expect(response.headers.get('x-service-context')).toBe('traits=0; memories=0');
-      expect(response.headers.get('x-request-id')).toMatch(/^req_fake_/);
+      expect(response.headers.get('x-upstream-request-id')).toMatch(/^req_fake_/);
 
       const received = upstreamChats()[0];
       expect(received.headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);

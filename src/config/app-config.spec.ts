@@ -41,6 +41,31 @@ describe('loadConfig', () => {
     expect(config.extractor).toBe('heuristic');
   });
 
+  it('reads the operations settings: proxies to trust, Redis, shutdown grace, pretty logs', () => {
+    expect(loadConfig({})).toMatchObject({
+      trustProxy: false,
+      redisUrl: null,
+      shutdownGraceMs: 25_000,
+      logPretty: false,
+    });
+    expect(
+      loadConfig({
+        TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::/8',
+        REDIS_URL: 'redis://:secret@cache:6379/2',
+        SHUTDOWN_GRACE_MS: '5000',
+        LOG_PRETTY: 'yes',
+      }),
+    ).toMatchObject({
+      trustProxy: 'loopback,10.0.0.0/8,fd00::/8',
+      redisUrl: 'redis://:secret@cache:6379/2',
+      shutdownGraceMs: 5000,
+      logPretty: true,
+    });
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ SERVICE_API_KEY: '  ', DATABASE_URL: '' })).toMatchObject({
       serviceApiKey: null,
@@ -61,6 +86,11 @@ describe('loadConfig', () => {
     ['BODY_LIMIT', '10gb'],
     ['BODY_LIMIT', '100kb'],
     ['LOG_LEVEL', 'loud'],
+    ['LOG_PRETTY', 'maybe'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', 'loopback, not-an-address'],
+    ['REDIS_URL', 'http://cache:6379'],
+    ['SHUTDOWN_GRACE_MS', '-5'],
   ])('rejects %s=%s with an error naming the variable', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 
 export type ExtractorMode = 'auto' | 'llm' | 'heuristic';
@@ -34,6 +35,18 @@ export interface AppConfig {
   rateLimitPerMinute: number;
   ingestRateLimitPerMinute: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Human-readable logs through pino-pretty (a dev dependency: for development only). */
+  logPretty: boolean;
+  /**
+   * Which proxies in front of the service are believed about the client address (X-Forwarded-For), as
+   * Express's `trust proxy` takes it: false, true, a hop count, or addresses, subnets and the names
+   * loopback, linklocal, uniquelocal. The client address keys the rate limits.
+   */
+  trustProxy: boolean | number | string;
+  /** A Redis server that holds the rate-limit counters, shared by every replica; null keeps them in memory. */
+  redisUrl: string | null;
+  /** On SIGTERM, how long in-flight requests and streams may take before they are cut. */
+  shutdownGraceMs: number;
 }
 
 /** Background extraction, the LLM calls of extraction and summaries, and memory decay. */
@@ -122,6 +135,10 @@ export function loadConfig(env: Env): AppConfig {
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
       'info',
     ),
+    logPretty: read.flag('LOG_PRETTY', false),
+    trustProxy: read.trustProxy('TRUST_PROXY'),
+    redisUrl: read.optionalRedisUrl('REDIS_URL'),
+    shutdownGraceMs: read.integer('SHUTDOWN_GRACE_MS', 25_000, 0, 3_600_000),
   };
 }
 
@@ -213,6 +230,40 @@ class EnvReader {
     return bytes;
   }
 
+  flag(name: string, fallback: boolean): boolean {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+    if (['0', 'false', 'no', 'off'].includes(value)) return false;
+    throw new ConfigError(name, `must be 1/true/yes/on or 0/false/no/off, got "${value}"`);
+  }
+
+  trustProxy(name: string): boolean | number | string {
+    const value = this.raw(name);
+    if (value === undefined) return false;
+    const lower = value.toLowerCase();
+    if (lower === 'false' || lower === '0') return false;
+    if (lower === 'true') return true;
+    if (/^\d+$/.test(value)) return Number(value);
+    const entries = this.list(name);
+    const bad = entries.find((entry) => !isTrustedProxyEntry(entry));
+    if (bad !== undefined) {
+      throw new ConfigError(
+        name,
+        `must be true, false, a hop count, or addresses/subnets (or loopback, linklocal, uniquelocal), got "${bad}"`,
+      );
+    }
+    return entries.join(',');
+  }
+
+  optionalRedisUrl(name: string): string | null {
+    const value = this.raw(name);
+    if (value === undefined) return null;
+    if (!/^rediss?:\/\/[^\s]+$/.test(value))
+      throw new ConfigError(name, 'must be a redis:// or rediss:// URL');
+    return value;
+  }
+
   list(name: string): string[] {
     const value = this.raw(name);
     if (value === undefined) return [];
@@ -221,4 +272,17 @@ class EnvReader {
       .map((item) => item.trim())
       .filter((item) => item.length > 0);
   }
+}
+
+const NAMED_PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address, an address/prefix subnet, or one of Express's named ranges. */
+function isTrustedProxyEntry(entry: string): boolean {
+  if (NAMED_PROXY_RANGES.has(entry.toLowerCase())) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d+$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
 }

@@ -10,6 +10,7 @@ import { DataSource } from 'typeorm';
 import { BackgroundWork } from '../common/background-work';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { ExtractionOutcome, MetricsService } from '../metrics/metrics.service';
 import { applyRequestSchemas } from '../traits/request-trait-schemas';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
 import { ConcurrencyLimiter } from './concurrency-limiter';
@@ -27,6 +28,13 @@ const MAX_BATCHES_PER_RUN = 200;
 type BatchOutcome = 'changed' | 'unchanged' | 'failed' | 'stopped';
 
 class BatchTakenError extends Error {}
+
+const METRIC_OUTCOME: Record<BatchOutcome, ExtractionOutcome> = {
+  changed: 'success',
+  unchanged: 'success',
+  failed: 'failure',
+  stopped: 'aborted',
+};
 
 /**
  * Background extraction of the stored conversation messages. A profile is worked on by one run at a
@@ -57,6 +65,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
     private readonly schemas: TraitSchemaRegistry,
     private readonly summary: SummaryService,
     private readonly background: BackgroundWork,
+    private readonly metrics: MetricsService,
   ) {
     this.limiter = new ConcurrencyLimiter(config.extraction.concurrency);
   }
@@ -139,7 +148,9 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
         if (this.stopping.signal.aborted) return;
         const batch = await this.pending.nextBatch(profileId);
         if (batch === null) return;
+        const started = performance.now();
         const outcome = await this.extractBatch(profileId, batch);
+        this.metrics.observeExtractionBatch(METRIC_OUTCOME[outcome], started);
         if (outcome === 'changed') changed = true;
         if (outcome === 'failed' || outcome === 'stopped') return;
       }

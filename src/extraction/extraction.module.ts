@@ -2,6 +2,7 @@ import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { MemoriesModule } from '../memories/memories.module';
+import { MetricsService } from '../metrics/metrics.service';
 import { TraitsModule } from '../traits/traits.module';
 import { UpstreamClient } from '../upstream/upstream-client';
 import { ExtractedTraitWriter } from './extracted-trait-writer';
@@ -22,8 +23,8 @@ export const EXTRACTION_LLM_CLIENT = Symbol('EXTRACTION_LLM_CLIENT');
   providers: [
     {
       provide: EXTRACTION_LLM_CLIENT,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) =>
+      inject: [APP_CONFIG, MetricsService],
+      useFactory: (config: AppConfig, metrics: MetricsService) =>
         new UpstreamClient({
           baseUrl: config.llm.baseUrl,
           apiKey: config.llm.apiKey ?? undefined,
@@ -31,6 +32,7 @@ export const EXTRACTION_LLM_CLIENT = Symbol('EXTRACTION_LLM_CLIENT');
           streamIdleTimeoutMs: config.extraction.llmTimeoutMs,
           provider: 'openai',
           maxConnections: 64,
+          observer: metrics.upstreamObserver('extraction'),
         }),
     },
     {

@@ -2,11 +2,13 @@ import { Controller, Get, HttpCode, HttpStatus } from '@nestjs/common';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult } from '@nestjs/terminus';
 import { Public } from '../common/public.decorator';
+import { NoRateLimit } from '../common/rate-limit.decorator';
 import { LivenessDto } from './dto/health-response.dto';
 import { ReadinessService } from './readiness.service';
 
 @ApiTags('health')
 @Public()
+@NoRateLimit()
 @Controller()
 export class HealthController {
   constructor(private readonly readiness: ReadinessService) {}

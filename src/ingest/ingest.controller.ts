@@ -9,6 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { RequiresApiKey } from '../common/public.decorator';
+import { IngestRateLimit } from '../common/rate-limit.decorator';
 import { PROFILE_ID_PARAM } from '../profiles/profiles.controller';
 import { IngestRequestDto } from './dto/ingest-request.dto';
 import { IngestResponseDto, toIngestResponse } from './dto/ingest-response.dto';
@@ -22,6 +23,7 @@ export class IngestController {
 
   /** Extract traits and memories from a text synchronously and store them. */
   @Post(':id/ingest')
+  @IngestRateLimit()
   @HttpCode(HttpStatus.OK)
   @ApiParam(PROFILE_ID_PARAM)
   @ApiOkResponse({ type: IngestResponseDto })

@@ -16,10 +16,10 @@ import { UpstreamClient, UpstreamResponse } from '../upstream/upstream-client';
 import {
   NO_REPLY,
   parseJson,
-  readBody,
+  readUpstream,
   RelayOutcome,
+  sendUpstream,
   sseErrorEvent,
-  upstreamFailure,
   writeChunk,
   writeHead,
 } from './relay-io';
@@ -53,13 +53,19 @@ export class AnthropicRelay {
       }
       throw error;
     }
-    const upstream = await this.send('POST', '/messages', options, JSON.stringify(translated));
+    const upstream = await sendUpstream(this.upstream, {
+      method: 'POST',
+      path: '/messages',
+      body: JSON.stringify(translated),
+      apiKey: options.apiKey,
+      signal: options.signal,
+    });
     if (!upstream) return NO_REPLY;
 
     if (upstream.status < 300 && request.stream === true) {
       return this.relayStream(res, upstream, request.model, request.stream_options?.include_usage === true);
     }
-    const payload = await this.read(upstream, options.signal);
+    const payload = await readUpstream(upstream, options.signal);
     if (payload === null) return NO_REPLY;
     const parsed = parseJson(payload);
     writeHead(res, upstream.status, { ...relayHeaders(upstream.headers), ...JSON_HEADERS });
@@ -74,9 +80,14 @@ export class AnthropicRelay {
   }
 
   async models(res: Response, options: { apiKey?: string; signal: AbortSignal }): Promise<void> {
-    const upstream = await this.send('GET', '/models', options);
+    const upstream = await sendUpstream(this.upstream, {
+      method: 'GET',
+      path: '/models',
+      apiKey: options.apiKey,
+      signal: options.signal,
+    });
     if (!upstream) return;
-    const payload = await this.read(upstream, options.signal);
+    const payload = await readUpstream(upstream, options.signal);
     if (payload === null) return;
     const parsed = parseJson(payload);
     writeHead(res, upstream.status, { ...relayHeaders(upstream.headers), ...JSON_HEADERS });
@@ -87,29 +98,6 @@ export class AnthropicRelay {
           : toOpenAIErrorBody(parsed, upstream.status),
       ),
     );
-  }
-
-  private async send(
-    method: 'GET' | 'POST',
-    path: string,
-    options: { apiKey?: string; signal: AbortSignal },
-    body?: string,
-  ): Promise<UpstreamResponse | null> {
-    try {
-      return await this.upstream.send({ method, path, body, apiKey: options.apiKey, signal: options.signal });
-    } catch (error) {
-      if (options.signal.aborted) return null;
-      throw upstreamFailure(error);
-    }
-  }
-
-  private async read(upstream: UpstreamResponse, signal: AbortSignal): Promise<Buffer | null> {
-    try {
-      return await readBody(upstream.body);
-    } catch (error) {
-      if (signal.aborted) return null;
-      throw upstreamFailure(error);
-    }
   }
 
   private async relayStream(

@@ -7,10 +7,10 @@ import { UpstreamClient, UpstreamResponse } from '../upstream/upstream-client';
 import {
   isEventStream,
   NO_REPLY,
-  readBody,
+  readUpstream,
   RelayOutcome,
+  sendUpstream,
   sseErrorEvent,
-  upstreamFailure,
   writeChunk,
   writeHead,
 } from './relay-io';
@@ -28,56 +28,34 @@ export class OpenAiRelay {
     body: object,
     options: { apiKey?: string; signal: AbortSignal },
   ): Promise<RelayOutcome> {
-    const upstream = await this.send(
-      {
-        method: 'POST',
-        path: '/chat/completions',
-        body: JSON.stringify(body),
-        apiKey: options.apiKey,
-        signal: options.signal,
-      },
-      options.signal,
-    );
+    const upstream = await sendUpstream(this.upstream, {
+      method: 'POST',
+      path: '/chat/completions',
+      body: JSON.stringify(body),
+      apiKey: options.apiKey,
+      signal: options.signal,
+    });
     if (!upstream) return NO_REPLY;
     writeHead(res, upstream.status, relayHeaders(upstream.headers));
     if (upstream.status < 300 && isEventStream(upstream.headers)) return this.relayStream(res, upstream);
 
-    const payload = await this.readOrFail(upstream, options.signal);
+    const payload = await readUpstream(upstream, options.signal);
     if (payload === null) return NO_REPLY;
     res.end(payload);
     return upstream.status < 300 ? { reply: completionText(payload) } : NO_REPLY;
   }
 
   async models(res: Response, options: { apiKey?: string; signal: AbortSignal }): Promise<void> {
-    const upstream = await this.send(
-      { method: 'GET', path: '/models', apiKey: options.apiKey, signal: options.signal },
-      options.signal,
-    );
+    const upstream = await sendUpstream(this.upstream, {
+      method: 'GET',
+      path: '/models',
+      apiKey: options.apiKey,
+      signal: options.signal,
+    });
     if (!upstream) return;
     writeHead(res, upstream.status, relayHeaders(upstream.headers));
-    const payload = await this.readOrFail(upstream, options.signal);
+    const payload = await readUpstream(upstream, options.signal);
     if (payload !== null) res.end(payload);
-  }
-
-  private async send(
-    request: Parameters<UpstreamClient['send']>[0],
-    signal: AbortSignal,
-  ): Promise<UpstreamResponse | null> {
-    try {
-      return await this.upstream.send(request);
-    } catch (error) {
-      if (signal.aborted) return null; // the client left; nobody to answer
-      throw upstreamFailure(error);
-    }
-  }
-
-  private async readOrFail(upstream: UpstreamResponse, signal: AbortSignal): Promise<Buffer | null> {
-    try {
-      return await readBody(upstream.body);
-    } catch (error) {
-      if (signal.aborted) return null;
-      throw upstreamFailure(error);
-    }
   }
 
   private async relayStream(res: Response, upstream: UpstreamResponse): Promise<RelayOutcome> {

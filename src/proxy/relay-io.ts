@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { once } from 'node:events';
 import { ApiError } from '../common/api-error';
 import { HeaderMap } from '../upstream/relay-headers';
-import { UpstreamBody } from '../upstream/upstream-client';
+import { UpstreamBody, UpstreamClient, UpstreamRequest, UpstreamResponse } from '../upstream/upstream-client';
 import { classifyUpstreamFailure, UpstreamTimeoutError } from '../upstream/upstream-errors';
 
 /** Largest non-stream upstream answer the proxy will hold in memory. */
@@ -37,6 +37,32 @@ export function upstreamFailure(error: unknown): ApiError {
 export function sseErrorEvent(error: unknown): string {
   const apiError = upstreamFailure(error);
   return `data: ${JSON.stringify(apiError.toEnvelope())}\n\n`;
+}
+
+/**
+ * Sends to the upstream. A failure becomes 502/504 in the envelope, unless the client has already gone
+ * (the request was aborted for it): then null, since nobody is left to answer.
+ */
+export async function sendUpstream(
+  upstream: UpstreamClient,
+  request: UpstreamRequest & { signal: AbortSignal },
+): Promise<UpstreamResponse | null> {
+  try {
+    return await upstream.send(request);
+  } catch (error) {
+    if (request.signal.aborted) return null;
+    throw upstreamFailure(error);
+  }
+}
+
+/** Reads a whole upstream answer, with the same failure rules as `sendUpstream`. */
+export async function readUpstream(response: UpstreamResponse, signal: AbortSignal): Promise<Buffer | null> {
+  try {
+    return await readBody(response.body);
+  } catch (error) {
+    if (signal.aborted) return null;
+    throw upstreamFailure(error);
+  }
 }
 
 export function writeHead(res: Response, status: number, headers: HeaderMap): void {

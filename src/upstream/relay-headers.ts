@@ -18,6 +18,17 @@ const RELAYED_EXACT = new Set([
 
 const RELAYED_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-'];
 
+/**
+ * Headers the service sets itself (its request id, its own rate limit): the upstream's are relayed
+ * renamed, `x-request-id` as `x-upstream-request-id` and so on.
+ */
+const SERVICE_OWNED = new Set([
+  'x-request-id',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+]);
+
 /** Picks the upstream response headers our own client should see; everything hop-by-hop or account-identifying stays behind. */
 export function relayHeaders(
   upstreamHeaders: Record<string, string | string[] | undefined>,
@@ -27,7 +38,8 @@ export function relayHeaders(
   for (const [rawName, value] of Object.entries(upstreamHeaders)) {
     if (value === undefined) continue;
     const name = rawName.toLowerCase();
-    if (shouldRelay(name, options)) relayed[name] = value;
+    if (shouldRelay(name, options))
+      relayed[SERVICE_OWNED.has(name) ? name.replace(/^x-/, 'x-upstream-') : name] = value;
   }
   return relayed;
 }

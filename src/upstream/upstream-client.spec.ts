@@ -151,7 +151,7 @@ describe('UpstreamClient against the fake OpenAI upstream', () => {
     expect(relayHeaders(response.headers)).toEqual({
       'content-type': 'application/json',
       'retry-after': '2',
-      'x-request-id': expect.stringMatching(/^req_fake_/),
+      'x-upstream-request-id': expect.stringMatching(/^req_fake_/),
       'openai-processing-ms': '1',
     });
   });
@@ -393,7 +393,7 @@ describe('relayHeaders', () => {
     expect(relayHeaders(upstream)).toEqual({
       'content-type': 'text/event-stream',
       'content-encoding': 'gzip',
-      'x-request-id': 'req_1',
+      'x-upstream-request-id': 'req_1',
       'request-id': 'req_2',
       'openai-processing-ms': '12',
       'x-ratelimit-remaining-requests': '99',

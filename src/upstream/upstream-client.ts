@@ -1,6 +1,6 @@
 import { Pool, type Dispatcher } from 'undici';
 import type { HeaderMap } from './relay-headers';
-import { classifyUpstreamFailure, UpstreamPathError } from './upstream-errors';
+import { classifyUpstreamFailure, UpstreamPathError, UpstreamTimeoutError } from './upstream-errors';
 
 export { relayHeaders, type HeaderMap, type RelayHeadersOptions } from './relay-headers';
 export {
@@ -29,7 +29,19 @@ export interface UpstreamClientOptions {
   maxConnections?: number;
   /** How long an idle keep-alive socket is kept (undici caps it by the server's Keep-Alive hint). */
   keepAliveTimeoutMs?: number;
+  /** Told the outcome and latency of every request (metrics). */
+  observer?: UpstreamObserver;
 }
+
+/** One request as an observer sees it: the status when headers arrived, or how it failed before them. */
+export interface UpstreamObservation {
+  status: number | null;
+  failure: 'timeout' | 'unavailable' | 'aborted' | null;
+  /** From sending to the response headers (or to the failure). */
+  seconds: number;
+}
+
+export type UpstreamObserver = (observation: UpstreamObservation) => void;
 
 export interface UpstreamRequest {
   method: 'GET' | 'POST';
@@ -80,12 +92,14 @@ export class UpstreamClient {
   private readonly pool: Pool;
   private readonly basePath: string;
   private readonly defaultApiKey: string | undefined;
+  private readonly observer: UpstreamObserver | undefined;
 
   constructor(options: UpstreamClientOptions) {
     const base = parseBaseUrl(options.baseUrl);
     this.basePath = base.pathname.replace(/\/+$/, '');
     this.provider = options.provider ?? 'openai';
     this.defaultApiKey = options.apiKey || undefined;
+    this.observer = options.observer;
     this.pool = new Pool(base.origin, {
       connections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
       pipelining: 1,
@@ -103,6 +117,7 @@ export class UpstreamClient {
    */
   async send(request: UpstreamRequest): Promise<UpstreamResponse> {
     const path = this.resolvePath(request.path);
+    const started = performance.now();
     try {
       const response = await this.pool.request({
         method: request.method,
@@ -111,11 +126,22 @@ export class UpstreamClient {
         body: request.body ?? null,
         signal: request.signal ?? null,
       });
+      this.observe(started, response.statusCode, null);
       return { status: response.statusCode, headers: definedHeaders(response.headers), body: response.body };
     } catch (error) {
-      if (request.signal?.aborted) throw error;
-      throw classifyUpstreamFailure(error) ?? error;
+      if (request.signal?.aborted) {
+        this.observe(started, null, 'aborted');
+        throw error;
+      }
+      const failure = classifyUpstreamFailure(error);
+      if (failure)
+        this.observe(started, null, failure instanceof UpstreamTimeoutError ? 'timeout' : 'unavailable');
+      throw failure ?? error;
     }
+  }
+
+  private observe(started: number, status: number | null, failure: UpstreamObservation['failure']): void {
+    this.observer?.({ status, failure, seconds: (performance.now() - started) / 1000 });
   }
 
   /** Waits for in-flight requests, then closes pooled sockets. */

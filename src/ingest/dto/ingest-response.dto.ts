@@ -1,3 +1,4 @@
+import { ANY_JSON_VALUE_SCHEMA } from '../../common/json-value.schema';
 import { ApiProperty } from '@nestjs/swagger';
 import { MemorySummaryDto, toMemorySummaryDto } from '../../memories/dto/memory-response.dto';
 import { ProfileCoreDto, toProfileCoreDto } from '../../profiles/dto/profile-response.dto';
@@ -10,13 +11,7 @@ export class IngestedTraitDto {
   /** The trait's value after this ingest (a list trait holds the merged items). */
   @ApiProperty({
     description: 'Any JSON value; its type matches the trait schema.',
-    oneOf: [
-      { type: 'string' },
-      { type: 'number' },
-      { type: 'boolean' },
-      { type: 'array', items: {} },
-      { type: 'object', additionalProperties: true },
-    ],
+    ...ANY_JSON_VALUE_SCHEMA,
     example: ['hiking'],
   })
   value: unknown;

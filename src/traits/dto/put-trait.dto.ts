@@ -1,3 +1,4 @@
+import { ANY_JSON_VALUE_SCHEMA } from '../../common/json-value.schema';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined } from 'class-validator';
 import { OptionalField, UnitInterval } from '../../common/dto-decorators';
@@ -6,13 +7,7 @@ export class PutTraitDto {
   /** The value; it must match the trait's schema when the key has one. */
   @ApiProperty({
     description: 'Any JSON value except null; must match the schema of the key when there is one',
-    oneOf: [
-      { type: 'string' },
-      { type: 'number' },
-      { type: 'boolean' },
-      { type: 'array', items: {} },
-      { type: 'object', additionalProperties: true },
-    ],
+    ...ANY_JSON_VALUE_SCHEMA,
     example: 'German',
   })
   @IsDefined({ context: { code: 'invalid_trait_value' }, message: 'value is required' })

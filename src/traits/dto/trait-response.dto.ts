@@ -1,16 +1,11 @@
+import { ANY_JSON_VALUE_SCHEMA } from '../../common/json-value.schema';
 import { ApiProperty } from '@nestjs/swagger';
 import { iso } from '../../common/iso';
 import { TraitEntity } from '../trait.entity';
 
 const ANY_JSON_VALUE = {
   description: 'Any JSON value; its type matches the trait schema.',
-  oneOf: [
-    { type: 'string' },
-    { type: 'number' },
-    { type: 'boolean' },
-    { type: 'array', items: {} },
-    { type: 'object', additionalProperties: true },
-  ],
+  ...ANY_JSON_VALUE_SCHEMA,
   example: 'German',
 };
 

@@ -1,0 +1,103 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import pino, { Logger, LoggerOptions } from 'pino';
+import { HttpLogger as PinoHttpMiddleware, pinoHttp } from 'pino-http';
+import { AppConfig } from '../config/app-config';
+import { routePattern } from '../common/route-pattern';
+import { APP_CONFIG } from '../config/config.module';
+import { REDACTED, REDACTED_PATHS } from './log-redaction';
+import { assignRequestId } from './request-id';
+
+export const SERVICE_NAME = 'profile-memory-service';
+
+/**
+ * The process's one pino logger and the HTTP middleware built on it. The middleware gives every request
+ * its id (bound to every line logged while the request is handled) and writes one line per request, at
+ * its end, with method, URL, route, status and duration. Headers and bodies are never logged.
+ */
+@Injectable()
+export class HttpLogger {
+  readonly root: Logger;
+  readonly middleware: PinoHttpMiddleware<IncomingMessage, ServerResponse, never>;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.root = pino(rootLoggerOptions(config));
+    this.middleware = pinoHttp({
+      logger: this.root,
+      genReqId: assignRequestId,
+      customAttributeKeys: { reqId: 'requestId', responseTime: 'durationMs' },
+      quietReqLogger: true, // lines logged during a request carry its id, not the whole request
+      wrapSerializers: false,
+      serializers: { req: serializeRequest, res: serializeResponse, err: pino.stdSerializers.err },
+      customLogLevel: levelForStatus,
+      customSuccessMessage: () => 'request completed',
+      customErrorMessage: () => 'request failed',
+      customSuccessObject: withOutcome,
+      // The line of a failed request carries no stack: errors worth one are logged where they happen.
+      customErrorObject: (req, res, _error, { err: _err, ...value }: Record<string, unknown>) =>
+        withOutcome(req, res, value),
+    });
+  }
+}
+
+function rootLoggerOptions(config: AppConfig): LoggerOptions {
+  const options: LoggerOptions = {
+    name: SERVICE_NAME,
+    level: config.logLevel,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: { paths: REDACTED_PATHS, censor: REDACTED },
+  };
+  if (config.logPretty && prettyPrinterInstalled()) {
+    // pino-pretty is a dev dependency; formatters.level is not allowed together with a transport.
+    return {
+      ...options,
+      formatters: undefined,
+      transport: { target: 'pino-pretty', options: { singleLine: true } },
+    };
+  }
+  return options;
+}
+
+function prettyPrinterInstalled(): boolean {
+  try {
+    require.resolve('pino-pretty');
+    return true;
+  } catch {
+    process.stderr.write('LOG_PRETTY is set but pino-pretty is not installed; logging JSON\n');
+    return false;
+  }
+}
+
+/** 500 is a bug; other 5xx are a dependency's trouble (upstream, database); the rest is routine. */
+function levelForStatus(_req: IncomingMessage, res: ServerResponse, error?: Error): pino.LevelWithSilent {
+  if (res.statusCode === 500) return 'error';
+  if (error !== undefined || res.statusCode >= 500) return 'warn';
+  return 'info';
+}
+
+function withOutcome(req: IncomingMessage, res: ServerResponse, value: Record<string, unknown>): object {
+  return {
+    ...value,
+    route: routePattern(req) ?? undefined,
+    // false when the client went away before the response (a stream, say) was complete
+    completed: res.writableFinished,
+  };
+}
+
+function serializeRequest(req: IncomingMessage): object {
+  const express = req as Request;
+  const userAgent = req.headers['user-agent'];
+  return {
+    method: req.method,
+    url: express.originalUrl ?? req.url,
+    remoteAddress: express.ip ?? req.socket?.remoteAddress,
+    userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 200) : undefined,
+  };
+}
+
+function serializeResponse(res: ServerResponse): object {
+  const contentLength = (res as Response).getHeader?.('content-length');
+  return { statusCode: res.statusCode, contentLength };
+}

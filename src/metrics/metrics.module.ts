@@ -1,0 +1,13 @@
+import { Global, Module } from '@nestjs/common';
+import { MetricsController } from './metrics.controller';
+import { MetricsService } from './metrics.service';
+import { ScrapeTimeGauges } from './scrape-time-gauges';
+
+/** Prometheus metrics at /metrics; `MetricsService` is global so any module can report to it. */
+@Global()
+@Module({
+  controllers: [MetricsController],
+  providers: [MetricsService, ScrapeTimeGauges],
+  exports: [MetricsService],
+})
+export class MetricsModule {}

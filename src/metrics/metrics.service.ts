@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { UpstreamObservation, UpstreamObserver } from '../upstream/upstream-client';
+
+/** Every metric of the service starts with this (process and Node.js metrics keep their usual names). */
+export const METRIC_PREFIX = 'pms_';
+
+export type ExtractionOutcome = 'success' | 'failure' | 'aborted';
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const UPSTREAM_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120];
+const CONTEXT_ITEM_BUCKETS = [0, 1, 2, 3, 5, 8, 10, 15, 20, 30, 50, 100];
+
+/**
+ * The Prometheus registry of one application and the metrics that code updates as things happen.
+ * Gauges read at scrape time live in ScrapeTimeGauges. Each app has its own registry (not prom-client's
+ * global one), so several apps in one process (tests) do not collide.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+
+  private readonly httpRequests = new Counter({
+    name: `${METRIC_PREFIX}http_requests_total`,
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly httpDuration = new Histogram({
+    name: `${METRIC_PREFIX}http_request_duration_seconds`,
+    help: 'Time from request to the end of the response (streams included), by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly upstreamDuration = new Histogram({
+    name: `${METRIC_PREFIX}upstream_request_duration_seconds`,
+    help: 'Time until the upstream LLM provider answered with headers (or failed), by client and status',
+    labelNames: ['client', 'status'] as const,
+    buckets: UPSTREAM_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly upstreamErrors = new Counter({
+    name: `${METRIC_PREFIX}upstream_errors_total`,
+    help: 'Upstream calls that timed out, could not connect, or answered 429 or 5xx, by client and reason',
+    labelNames: ['client', 'reason'] as const,
+    registers: [this.registry],
+  });
+  private readonly injectedContext = new Histogram({
+    name: `${METRIC_PREFIX}proxy_injected_context_items`,
+    help: 'Traits and memories injected into one proxied chat request',
+    labelNames: ['kind'] as const,
+    buckets: CONTEXT_ITEM_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly extractionRuns = new Counter({
+    name: `${METRIC_PREFIX}extraction_batches_total`,
+    help: 'Background extraction batches, by outcome (success, failure, aborted by shutdown)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly extractionDuration = new Histogram({
+    name: `${METRIC_PREFIX}extraction_batch_duration_seconds`,
+    help: 'Time to extract and store one background batch, by outcome',
+    labelNames: ['outcome'] as const,
+    buckets: UPSTREAM_BUCKETS,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    for (const outcome of ['success', 'failure', 'aborted'] as const) this.extractionRuns.inc({ outcome }, 0);
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  observeHttpRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, seconds);
+  }
+
+  observeInjectedContext(traits: number, memories: number): void {
+    this.injectedContext.observe({ kind: 'traits' }, traits);
+    this.injectedContext.observe({ kind: 'memories' }, memories);
+  }
+
+  /** For `UpstreamClientOptions.observer`: `client` names which upstream client (proxy, extraction). */
+  upstreamObserver(client: string): UpstreamObserver {
+    return (observation: UpstreamObservation) => {
+      const status = observation.failure ?? String(observation.status);
+      this.upstreamDuration.observe({ client, status }, observation.seconds);
+      const reason = upstreamErrorReason(observation);
+      if (reason !== null) this.upstreamErrors.inc({ client, reason });
+    };
+  }
+
+  /**
+   * Hook for background extraction: call once per batch with its outcome and its start
+   * (`performance.now()` at the start of the batch).
+   */
+  observeExtractionBatch(outcome: ExtractionOutcome, startedAt: number): void {
+    this.extractionRuns.inc({ outcome });
+    this.extractionDuration.observe({ outcome }, (performance.now() - startedAt) / 1000);
+  }
+}
+
+function upstreamErrorReason(observation: UpstreamObservation): string | null {
+  if (observation.failure === 'aborted') return null; // our client left; not the upstream's fault
+  if (observation.failure !== null) return observation.failure;
+  if (observation.status === 429) return 'rate_limited';
+  if (observation.status !== null && observation.status >= 500) return 'server_error';
+  return null;
+}
