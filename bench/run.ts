@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { LoadResult } from './load';
 import { startBenchUpstream } from './fake-upstream';
+import { benchExtraction } from './extraction.bench';
+import { benchIngest } from './ingest.bench';
 import { benchLocomoRecall, LOCOMO_PATH, locomoAvailable, RecallReport } from './locomo.bench';
 import { benchManagement } from './management.bench';
 import { benchProxyOverhead, ProxyOverhead } from './proxy.bench';
@@ -23,6 +25,8 @@ async function main(): Promise<void> {
     {
       management: LoadResult[];
       proxy: ProxyOverhead[];
+      ingest?: LoadResult[];
+      extraction?: LoadResult[];
       locomo?: { ranked: RecallReport; baseline: RecallReport };
     }
   > = {};
@@ -59,7 +63,9 @@ async function main(): Promise<void> {
         printTable(management);
         const proxy = await benchProxyOverhead(service.url, upstream.url, scale);
         printProxyTable(proxy);
-        results[label] = { management, proxy };
+        const ingest = await benchIngest(service.url, scale);
+        printTable(ingest);
+        results[label] = { management, proxy, ingest };
         if (locomoAvailable()) {
           const ranked = await benchLocomoRecall(service.url, 'ranked');
           await service.stop();
@@ -75,6 +81,10 @@ async function main(): Promise<void> {
       } finally {
         await service.stop();
       }
+      // Starts services of its own (the extraction LLM's address is part of their environment).
+      const extraction = await benchExtraction(serviceEnv, scale);
+      printTable(extraction);
+      results[label].extraction = extraction;
     } finally {
       await upstream.close();
       await cleanup();
