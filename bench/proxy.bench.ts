@@ -4,7 +4,7 @@ const CONCURRENCY = 32;
 const USERS = 100;
 
 export interface ProxyOverhead {
-  mode: 'non-stream' | 'stream (time to first chunk)';
+  mode: string;
   direct: LoadResult;
   proxied: LoadResult;
   addedP50Ms: number;
@@ -15,7 +15,9 @@ export interface ProxyOverhead {
 /**
  * The proxy's added latency: the same request to the fake upstream directly and through the proxy,
  * alternated in rounds in one process, at 32 concurrent connections. The proxied request does the
- * full work: profile lookup, context (traits and ranked memories), relay, and recording afterwards.
+ * full work: profile lookup, context (traits and ranked memories), relay, recording afterwards and
+ * background extraction of the turn; a third variant skips extraction (service.skipExtraction) to show
+ * what the learning costs the same process.
  */
 export async function benchProxyOverhead(
   serviceUrl: string,
@@ -26,10 +28,16 @@ export async function benchProxyOverhead(
   const requests = Math.max(500, Math.round(3000 * scale));
   const rounds = 3;
   const results: ProxyOverhead[] = [];
-  for (const stream of [false, true]) {
+  const variants = [
+    { mode: 'non-stream', stream: false, skipExtraction: false },
+    { mode: 'stream (time to first chunk)', stream: true, skipExtraction: false },
+    { mode: 'non-stream, service.skipExtraction', stream: false, skipExtraction: true },
+  ];
+  for (const { mode, stream, skipExtraction } of variants) {
     const body = (i: number) => ({
       model: 'bench-model',
       stream,
+      ...(skipExtraction ? { service: { skipExtraction: true } } : {}),
       messages: [
         { role: 'system', content: 'You are a helpful assistant.' },
         { role: 'user', content: `What should I cook tonight, given what you know about me? (${i})` },
@@ -79,7 +87,7 @@ export async function benchProxyOverhead(
     const d = median(direct);
     const p = median(proxied);
     results.push({
-      mode: stream ? 'stream (time to first chunk)' : 'non-stream',
+      mode,
       direct: d,
       proxied: p,
       addedP50Ms: round(p.p50Ms - d.p50Ms),
