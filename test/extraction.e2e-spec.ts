@@ -88,7 +88,9 @@ describe('background extraction (heuristic extractor)', () => {
     await chat(userId, [{ role: 'user', content: 'I live in Lisbon.' }], { stream: true });
     await t.drain();
     const profile = (await t.api().get(`/api/profiles/${userId}`).expect(200)).body.profile;
-    expect(await traitsOf(profile.id)).toEqual([expect.objectContaining({ key: 'timezone', value: 'Lisbon' })]);
+    expect(await traitsOf(profile.id)).toEqual([
+      expect.objectContaining({ key: 'timezone', value: 'Lisbon' }),
+    ]);
   });
 
   it('extracts each new turn once; history the client resends is not extracted again', async () => {
