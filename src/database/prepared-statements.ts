@@ -1,22 +1,54 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Pool } from 'pg';
+import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+
+/** Connections of the pool that serves hot prepared statements (server only). */
+const HOT_POOL_SIZE = 4;
 
 /**
- * Runs a hot query as a named prepared statement on the driver's `pg` pool, so that PostgreSQL plans it
- * once per connection instead of on every call (TypeORM's `query` always sends unnamed statements).
- * Only for queries whose plan does not depend on their parameter values: a generic plan is used after
- * the first executions.
+ * Runs a hot query as a named prepared statement, so that PostgreSQL plans it once per connection
+ * instead of on every call (TypeORM's `query` always sends unnamed statements). Only for queries whose
+ * plan does not depend on their parameter values.
+ *
+ * On a server these statements get a small pool of their own with `plan_cache_mode =
+ * force_generic_plan`: left to itself, PostgreSQL kept re-planning the chat context query (custom plans,
+ * 1.1 ms of a 2.5 ms call), and forcing generic plans on the main pool would change every other query.
+ * The embedded database has one connection, which these statements share.
  */
 @Injectable()
-export class PreparedStatements {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+export class PreparedStatements implements OnApplicationShutdown {
+  private readonly logger = new Logger('PreparedStatements');
+  private readonly hotPool: Pool | null;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.hotPool = config.databaseUrl
+      ? new Pool({
+          connectionString: config.databaseUrl,
+          max: HOT_POOL_SIZE,
+          options: '-c plan_cache_mode=force_generic_plan',
+          application_name: 'profile-memory-service',
+        })
+      : null;
+    // An idle connection that breaks must not take the process down; the pool replaces it.
+    this.hotPool?.on('error', (error) =>
+      this.logger.warn(`idle database connection failed: ${error.message}`),
+    );
+  }
 
   async query<T extends object>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
+    const pool = this.hotPool ?? ((this.dataSource.driver as PostgresDriver).master as Pool);
     const result = await pool.query<T>({ name, text, values });
     return result.rows;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.hotPool?.end();
   }
 }
