@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { LoadResult } from './load';
 import { startBenchUpstream } from './fake-upstream';
+import { benchContextScale, ContextScaleRow } from './context-scale.bench';
 import { benchExtraction } from './extraction.bench';
 import { benchIngest } from './ingest.bench';
 import { benchLocomoRecall, LOCOMO_PATH, locomoAvailable, RecallReport } from './locomo.bench';
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
       proxy: ProxyOverhead[];
       ingest?: LoadResult[];
       extraction?: LoadResult[];
+      contextScale?: ContextScaleRow[];
       locomo?: { ranked: RecallReport; baseline: RecallReport };
     }
   > = {};
@@ -85,6 +87,9 @@ async function main(): Promise<void> {
       const extraction = await benchExtraction(serviceEnv, scale);
       printTable(extraction);
       results[label].extraction = extraction;
+      const contextScale = await benchContextScale(serviceEnv, scale);
+      printContextScaleTable(contextScale);
+      results[label].contextScale = contextScale;
     } finally {
       await upstream.close();
       await cleanup();
@@ -144,6 +149,18 @@ function printTable(results: LoadResult[]): void {
   for (const r of results) {
     console.log(
       `| ${r.name} | ${r.requests} | ${r.concurrency} | ${r.throughput} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors} |`,
+    );
+  }
+}
+
+function printContextScaleTable(rows: ContextScaleRow[]): void {
+  console.log(
+    '\n| chat request (context build), one at a time | req/s | p50 ms | p99 ms | service RSS MiB (growth) |',
+  );
+  console.log('|---|---:|---:|---:|---:|');
+  for (const r of rows) {
+    console.log(
+      `| ${r.memories} memories in the profile | ${r.throughput} | ${r.p50Ms} | ${r.p99Ms} | ${r.rssMiB} (+${r.rssGrowthMiB}) |`,
     );
   }
 }

@@ -10,6 +10,10 @@ export class ServiceProcess {
     readonly output: string[],
   ) {}
 
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** `nodeArgs` e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] to profile the service. */
   static async start(
     env: Record<string, string | undefined>,

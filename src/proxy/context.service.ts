@@ -50,7 +50,7 @@ export class ContextService {
       return { profileId: (await this.profiles.getOrCreate(userId)).profile.id, context: NO_CONTEXT };
     const perSource = this.config.context.maxMemories > 0 ? CANDIDATES_PER_SOURCE : 0;
     const rows = await this.statements.query<ChatProfileRow>(
-      'chat-context-v3',
+      'chat-context-v4',
       `WITH profile AS (SELECT id, summary FROM profiles WHERE external_id = $1),
        ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$3')}
        SELECT p.id, p.summary,
