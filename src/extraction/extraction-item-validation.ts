@@ -1,5 +1,6 @@
 import { TraitSchema } from '../traits/trait-schema';
-import { checkTraitValue, isPlainObject } from '../traits/trait-value';
+import { checkTraitValue } from '../traits/trait-value';
+import { isPlainObject } from '../common/json-values';
 import {
   DroppedItem,
   ExtractedMemory,

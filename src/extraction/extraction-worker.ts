@@ -1,3 +1,4 @@
+import { errorMessage } from '../common/error-message';
 import {
   BeforeApplicationShutdown,
   Inject,
@@ -105,7 +106,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
   /** Schedules every profile with pending messages and resolves when they are done. Never rejects. */
   sweep(): Promise<void> {
     this.sweeping ??= this.sweepAll()
-      .catch((error: unknown) => this.logger.error(`extraction sweep failed: ${describe(error)}`))
+      .catch((error: unknown) => this.logger.error(`extraction sweep failed: ${errorMessage(error)}`))
       .finally(() => {
         this.sweeping = null;
       });
@@ -135,7 +136,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
       try {
         await this.limiter.run(() => this.extractProfile(profileId));
       } catch (error) {
-        this.logger.error(`extraction of profile ${profileId} failed: ${describe(error)}`);
+        this.logger.error(`extraction of profile ${profileId} failed: ${errorMessage(error)}`);
       }
     } while (this.runAgain.has(profileId) && !this.stopping.signal.aborted);
   }
@@ -179,15 +180,15 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
     } catch (error) {
       if (error instanceof ExtractionAbortedError) return 'stopped';
       if (error instanceof BatchTakenError) return 'unchanged';
-      await this.pending.recordFailure(batch.messageIds, describe(error), this.config.extraction.maxAttempts);
+      await this.pending.recordFailure(
+        batch.messageIds,
+        errorMessage(error),
+        this.config.extraction.maxAttempts,
+      );
       this.logger.warn(
-        `extraction of ${batch.messageIds.length} message(s) of profile ${profileId} failed: ${describe(error)}`,
+        `extraction of ${batch.messageIds.length} message(s) of profile ${profileId} failed: ${errorMessage(error)}`,
       );
       return 'failed';
     }
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

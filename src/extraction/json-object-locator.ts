@@ -1,4 +1,4 @@
-import { isPlainObject } from '../traits/trait-value';
+import { isPlainObject } from '../common/json-values';
 
 export type LocatedJsonObject = { ok: true; value: Record<string, unknown> } | { ok: false; reason: string };
 

@@ -1,5 +1,5 @@
 import { classifyUpstreamFailure, UpstreamClient } from '../upstream/upstream-client';
-import { isPlainObject } from '../traits/trait-value';
+import { isPlainObject } from '../common/json-values';
 import { ExtractionAbortedError } from './extraction-errors';
 import { parseRetryAfterMs } from './retry-backoff';
 

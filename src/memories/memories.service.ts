@@ -57,7 +57,7 @@ export class MemoriesService {
     profileId: string,
     memory: NewMemory,
   ): Promise<{ memory: MemoryEntity; created: boolean }> {
-    const rows: Array<{ id: string; created: boolean }> = await manager.query(
+    const rows: Array<StoredMemoryRow & { created: boolean }> = await manager.query(
       `INSERT INTO memories (profile_id, content, content_hash, type, importance, source_message_ids)
        VALUES ($1, $2, $3, $4, $5, $6::uuid[])
        ON CONFLICT (profile_id, content_hash) DO UPDATE
@@ -65,7 +65,8 @@ export class MemoriesService {
              decay_factor = 1,
              source_message_ids = ARRAY(
                SELECT DISTINCT unnest(memories.source_message_ids || EXCLUDED.source_message_ids))
-       RETURNING id, (xmax = 0) AS created`,
+       RETURNING id, profile_id, content, content_hash, type, importance, decay_factor, source_message_ids,
+                 created_at, last_accessed_at, (xmax = 0) AS created`,
       [
         profileId,
         memory.content.trim(),
@@ -75,8 +76,20 @@ export class MemoriesService {
         memory.sourceMessageIds ?? [],
       ],
     );
-    const stored = await manager.findOneByOrFail(MemoryEntity, { id: rows[0].id, profileId });
-    return { memory: stored, created: rows[0].created };
+    const row = rows[0];
+    const stored = manager.create(MemoryEntity, {
+      id: row.id,
+      profileId: row.profile_id,
+      content: row.content,
+      contentHash: row.content_hash,
+      type: row.type,
+      importance: row.importance,
+      decayFactor: row.decay_factor,
+      sourceMessageIds: row.source_message_ids,
+      createdAt: row.created_at,
+      lastAccessedAt: row.last_accessed_at,
+    });
+    return { memory: stored, created: row.created };
   }
 
   async delete(profilePathId: string, memoryId: string): Promise<void> {
@@ -92,4 +105,18 @@ export class MemoriesService {
       .delete({ id: memoryId, profileId: profile.id });
     if (!result.affected) throw notFound;
   }
+}
+
+/** The columns `remember` returns, so that the stored memory needs no second read. */
+interface StoredMemoryRow {
+  id: string;
+  profile_id: string;
+  content: string;
+  content_hash: string;
+  type: MemoryType;
+  importance: number;
+  decay_factor: number;
+  source_message_ids: string[];
+  created_at: Date;
+  last_accessed_at: Date | null;
 }

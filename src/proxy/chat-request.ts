@@ -1,6 +1,6 @@
 import { HttpStatus } from '@nestjs/common';
 import { ApiError, invalidField } from '../common/api-error';
-import { isPlainObject } from '../traits/trait-value';
+import { isPlainObject } from '../common/json-values';
 
 export const CHAT_ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
 export type ChatRole = (typeof CHAT_ROLES)[number];

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import { isPlainObject } from '../traits/trait-value';
+import { isPlainObject } from '../common/json-values';
 import { relayHeaders } from '../upstream/relay-headers';
 import { ChatCompletionStreamAccumulator } from '../upstream/sse';
 import { UpstreamClient, UpstreamResponse } from '../upstream/upstream-client';

@@ -1,3 +1,4 @@
+import { errorMessage } from '../common/error-message';
 import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
 import Redis from 'ioredis';
@@ -62,7 +63,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
       await this.redis.connect();
     } catch (error) {
       // ioredis keeps reconnecting; until then requests are let through.
-      this.warn(`cannot reach Redis for rate limits yet: ${describe(error)}`);
+      this.warn(`cannot reach Redis for rate limits yet: ${errorMessage(error)}`);
     }
   }
 
@@ -101,7 +102,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
         timeToBlockExpire: isBlocked ? resetIn : 0,
       };
     } catch (error) {
-      this.warn(`rate limit not checked, Redis did not answer: ${describe(error)}`);
+      this.warn(`rate limit not checked, Redis did not answer: ${errorMessage(error)}`);
       return { totalHits: 0, timeToExpire: 0, isBlocked: false, timeToBlockExpire: 0 };
     }
   }
@@ -112,8 +113,4 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
     this.lastWarning = now;
     this.logger.warn(message);
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

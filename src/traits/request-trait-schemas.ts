@@ -1,6 +1,6 @@
 import { invalidField } from '../common/api-error';
 import { TRAIT_KEY_PATTERN, TRAIT_VALUE_TYPES, TraitSchema, TraitValueType } from './trait-schema';
-import { isPlainObject } from './trait-value';
+import { isPlainObject } from '../common/json-values';
 
 /**
  * A trait schema given with one request (`service.traits` or the X-Service-Traits header). Only `key`

@@ -4,7 +4,7 @@ import { AppConfig, ConfigError } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DEFAULT_TRAIT_SCHEMAS } from './default-trait-schemas';
 import { TRAIT_KEY_PATTERN, TRAIT_VALUE_TYPES, TraitSchema, TraitValueType } from './trait-schema';
-import { isPlainObject } from './trait-value';
+import { isPlainObject } from '../common/json-values';
 
 /** The trait schemas in force: the built-in defaults, or the set in TRAIT_SCHEMAS_FILE. */
 @Injectable()

@@ -1,3 +1,4 @@
+import { isPlainObject } from '../common/json-values';
 import { TraitSchema, TraitValueType } from './trait-schema';
 
 /** Largest trait value, as JSON text. */
@@ -56,10 +57,6 @@ export function inferValueType(value: unknown): TraitValueType {
   if (typeof value === 'boolean') return 'boolean';
   if (typeof value === 'string') return 'string';
   return 'object';
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function checkString(value: unknown): TraitValueCheck {

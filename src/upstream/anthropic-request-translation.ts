@@ -6,7 +6,7 @@ import type {
   AnthropicTool,
   AnthropicToolChoice,
 } from './anthropic-types';
-import { isRecord, type JsonObject } from './json-values';
+import { isPlainObject, type JsonObject } from '../common/json-values';
 import type {
   OpenAIAssistantMessage,
   OpenAIChatRequest,
@@ -48,7 +48,7 @@ export function toAnthropicRequest(
   const turns: AnthropicMessageParam[] = [];
   request.messages.forEach((message, i) => {
     const where = `messages[${i}]`;
-    if (!isRecord(message)) throw new InvalidChatRequestError(`${where} must be an object`, where);
+    if (!isPlainObject(message)) throw new InvalidChatRequestError(`${where} must be an object`, where);
     switch (message.role) {
       case 'system':
       case 'developer': {
@@ -127,7 +127,7 @@ function plainText(content: unknown, where: string): string {
     throw new InvalidChatRequestError(`${where} must be a string or an array`, where);
   return content
     .map((part: unknown, j) => {
-      if (isRecord(part) && part.type === 'text' && typeof part.text === 'string') return part.text;
+      if (isPlainObject(part) && part.type === 'text' && typeof part.text === 'string') return part.text;
       throw new InvalidChatRequestError(`${where}[${j}] must be a text part`, `${where}[${j}]`);
     })
     .join('\n');
@@ -139,9 +139,9 @@ function userBlocks(content: OpenAIUserMessage['content'], where: string): Anthr
     throw new InvalidChatRequestError(`${where} must be a string or an array`, where);
   return content.flatMap((part: unknown, j): AnthropicRequestBlock[] => {
     const partWhere = `${where}[${j}]`;
-    if (!isRecord(part)) throw new InvalidChatRequestError(`${partWhere} must be an object`, partWhere);
+    if (!isPlainObject(part)) throw new InvalidChatRequestError(`${partWhere} must be an object`, partWhere);
     if (part.type === 'text') return textBlocks(requireString(part.text, `${partWhere}.text`));
-    if (part.type === 'image_url' && isRecord(part.image_url)) {
+    if (part.type === 'image_url' && isPlainObject(part.image_url)) {
       return [toImageBlock(requireString(part.image_url.url, `${partWhere}.image_url.url`), partWhere)];
     }
     throw new InvalidChatRequestError(
@@ -158,9 +158,9 @@ function assistantBlocks(message: OpenAIAssistantMessage, where: string): Anthro
     blocks.push(...textBlocks(content));
   } else if (Array.isArray(content)) {
     content.forEach((part: unknown, j) => {
-      if (isRecord(part) && part.type === 'text' && typeof part.text === 'string') {
+      if (isPlainObject(part) && part.type === 'text' && typeof part.text === 'string') {
         blocks.push(...textBlocks(part.text));
-      } else if (isRecord(part) && part.type === 'refusal' && typeof part.refusal === 'string') {
+      } else if (isPlainObject(part) && part.type === 'refusal' && typeof part.refusal === 'string') {
         blocks.push(...textBlocks(part.refusal));
       } else {
         throw new InvalidChatRequestError(
@@ -172,7 +172,7 @@ function assistantBlocks(message: OpenAIAssistantMessage, where: string): Anthro
   }
   (message.tool_calls ?? []).forEach((call: unknown, j) => {
     const callWhere = `${where}.tool_calls[${j}]`;
-    if (!isRecord(call) || !isRecord(call.function)) {
+    if (!isPlainObject(call) || !isPlainObject(call.function)) {
       throw new InvalidChatRequestError(`${callWhere} must be a function tool call`, callWhere);
     }
     blocks.push({
@@ -199,7 +199,7 @@ function parseToolArguments(value: unknown, where: string): JsonObject {
   } catch {
     throw new InvalidChatRequestError(`${where} is not valid JSON`, where);
   }
-  if (!isRecord(parsed)) throw new InvalidChatRequestError(`${where} must encode a JSON object`, where);
+  if (!isPlainObject(parsed)) throw new InvalidChatRequestError(`${where} must encode a JSON object`, where);
   return parsed;
 }
 
@@ -246,13 +246,13 @@ function toStopSequences(stop: OpenAIChatRequest['stop']): string[] | undefined 
 }
 
 function toAnthropicTool(tool: OpenAIFunctionTool, where: string): AnthropicTool {
-  if (!isRecord(tool) || tool.type !== 'function' || !isRecord(tool.function)) {
+  if (!isPlainObject(tool) || tool.type !== 'function' || !isPlainObject(tool.function)) {
     throw new InvalidChatRequestError(`${where} must be a function tool`, where);
   }
   const { name, description, parameters } = tool.function;
   const result: AnthropicTool = {
     name: requireString(name, `${where}.function.name`),
-    input_schema: isRecord(parameters) ? parameters : { type: 'object', properties: {} },
+    input_schema: isPlainObject(parameters) ? parameters : { type: 'object', properties: {} },
   };
   if (typeof description === 'string') result.description = description;
   return result;
@@ -265,7 +265,7 @@ function toAnthropicToolChoice(
   const disableParallel = parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
   if (choice === 'none') return { type: 'none' };
   if (choice === 'required') return { type: 'any', ...disableParallel };
-  if (isRecord(choice) && choice.type === 'function' && isRecord(choice.function)) {
+  if (isPlainObject(choice) && choice.type === 'function' && isPlainObject(choice.function)) {
     return {
       type: 'tool',
       name: requireString(choice.function.name, 'tool_choice.function.name'),

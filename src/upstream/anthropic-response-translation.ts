@@ -1,5 +1,5 @@
 import type { AnthropicMessage, AnthropicModelList, AnthropicUsage } from './anthropic-types';
-import { isRecord } from './json-values';
+import { isPlainObject } from '../common/json-values';
 import type {
   OpenAIChatCompletion,
   OpenAIErrorBody,
@@ -98,7 +98,8 @@ export function toOpenAIModelList(list: AnthropicModelList): OpenAIModelList {
 
 /** Rewrites an Anthropic error body (`{type:'error', error:{type, message}}`) into OpenAI's error envelope. */
 export function toOpenAIErrorBody(anthropicBody: unknown, status: number): OpenAIErrorBody {
-  const error = isRecord(anthropicBody) && isRecord(anthropicBody.error) ? anthropicBody.error : undefined;
+  const error =
+    isPlainObject(anthropicBody) && isPlainObject(anthropicBody.error) ? anthropicBody.error : undefined;
   return {
     error: {
       message: typeof error?.message === 'string' ? error.message : `upstream returned status ${status}`,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AnthropicUsage } from './anthropic-types';
 import { nowSeconds, toOpenAIFinishReason, toOpenAIUsage } from './anthropic-response-translation';
-import { isRecord, parseJsonObject, type JsonObject } from './json-values';
+import { isPlainObject, parseJsonObject, type JsonObject } from '../common/json-values';
 import type {
   OpenAIChatCompletionChunk,
   OpenAIChunkDelta,
@@ -102,7 +102,7 @@ export class AnthropicStreamTranslator {
   }
 
   private onMessageStart(payload: JsonObject): string {
-    const message = isRecord(payload.message) ? payload.message : {};
+    const message = isPlainObject(payload.message) ? payload.message : {};
     if (typeof message.id === 'string') this.id = message.id;
     if (typeof message.model === 'string') this.model = message.model;
     this.mergeUsage(message.usage);
@@ -110,7 +110,7 @@ export class AnthropicStreamTranslator {
   }
 
   private onContentBlockStart(payload: JsonObject): string {
-    const block = isRecord(payload.content_block) ? payload.content_block : undefined;
+    const block = isPlainObject(payload.content_block) ? payload.content_block : undefined;
     const blockIndex = typeof payload.index === 'number' ? payload.index : -1;
     if (!block) {
       this.malformed++;
@@ -123,7 +123,7 @@ export class AnthropicStreamTranslator {
       const toolIndex = this.toolIndexByBlock.size;
       this.toolIndexByBlock.set(blockIndex, toolIndex);
       const initialInput =
-        isRecord(block.input) && Object.keys(block.input).length > 0 ? block.input : undefined;
+        isPlainObject(block.input) && Object.keys(block.input).length > 0 ? block.input : undefined;
       return (
         this.ensureStarted() +
         this.chunk({
@@ -142,7 +142,7 @@ export class AnthropicStreamTranslator {
   }
 
   private onContentBlockDelta(payload: JsonObject): string {
-    const delta = isRecord(payload.delta) ? payload.delta : undefined;
+    const delta = isPlainObject(payload.delta) ? payload.delta : undefined;
     if (!delta) {
       this.malformed++;
       return '';
@@ -161,7 +161,7 @@ export class AnthropicStreamTranslator {
   }
 
   private onMessageDelta(payload: JsonObject): void {
-    const delta = isRecord(payload.delta) ? payload.delta : {};
+    const delta = isPlainObject(payload.delta) ? payload.delta : {};
     if (typeof delta.stop_reason === 'string') this.stopReason = delta.stop_reason;
     this.mergeUsage(payload.usage);
   }
@@ -182,7 +182,7 @@ export class AnthropicStreamTranslator {
   }
 
   private onError(payload: JsonObject): string {
-    const error = isRecord(payload.error) ? payload.error : {};
+    const error = isPlainObject(payload.error) ? payload.error : {};
     const body: OpenAIErrorBody = {
       error: {
         message: typeof error.message === 'string' ? error.message : 'upstream stream error',
@@ -196,7 +196,7 @@ export class AnthropicStreamTranslator {
   }
 
   private mergeUsage(value: unknown): void {
-    if (!isRecord(value)) return;
+    if (!isPlainObject(value)) return;
     for (const key of [
       'input_tokens',
       'output_tokens',

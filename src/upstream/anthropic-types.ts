@@ -1,4 +1,4 @@
-import type { JsonObject } from './json-values';
+import type { JsonObject } from '../common/json-values';
 
 // The subset of the Anthropic Messages API wire format that the translation reads or produces.
 

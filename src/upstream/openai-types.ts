@@ -1,4 +1,4 @@
-import type { JsonObject } from './json-values';
+import type { JsonObject } from '../common/json-values';
 
 // The subset of the OpenAI Chat Completions wire format that the proxy reads or produces.
 

@@ -1,4 +1,4 @@
-import { isRecord, parseJsonObject } from './json-values';
+import { isPlainObject, parseJsonObject } from '../common/json-values';
 
 export interface SseEvent {
   data: string;
@@ -258,13 +258,13 @@ export class ChatCompletionStreamAccumulator {
   }
 
   private applyChoice(choice: unknown): void {
-    if (!isRecord(choice)) {
+    if (!isPlainObject(choice)) {
       this.malformed++;
       return;
     }
     const index = typeof choice.index === 'number' ? choice.index : 0;
     const delta = choice.delta;
-    if (isRecord(delta) && typeof delta.content === 'string' && delta.content.length > 0) {
+    if (isPlainObject(delta) && typeof delta.content === 'string' && delta.content.length > 0) {
       const parts = this.parts.get(index);
       if (parts) parts.push(delta.content);
       else this.parts.set(index, [delta.content]);
@@ -283,7 +283,7 @@ export async function accumulateChatCompletionStream(
 }
 
 function readUsage(value: unknown): ChatStreamUsage | undefined {
-  if (!isRecord(value)) return undefined;
+  if (!isPlainObject(value)) return undefined;
   const { prompt_tokens, completion_tokens, total_tokens } = value;
   if (typeof prompt_tokens !== 'number' || typeof completion_tokens !== 'number') return undefined;
   return {

@@ -1,6 +1,6 @@
 export type JsonObject = Record<string, unknown>;
 
-export function isRecord(value: unknown): value is JsonObject {
+export function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -8,7 +8,7 @@ export function isRecord(value: unknown): value is JsonObject {
 export function parseJsonObject(text: string): JsonObject | undefined {
   try {
     const parsed: unknown = JSON.parse(text);
-    return isRecord(parsed) ? parsed : undefined;
+    return isPlainObject(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }
