@@ -3,6 +3,7 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { CommonModule } from './common/common.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { EmbeddingsModule } from './embeddings/embeddings.module';
 import { ExtractionModule } from './extraction/extraction.module';
 import { HealthModule } from './health/health.module';
 import { IngestModule } from './ingest/ingest.module';
@@ -28,6 +29,7 @@ import { UpstreamModule } from './upstream/upstream.module';
     TraitsModule,
     MemoriesModule,
     MemoryDecayModule,
+    EmbeddingsModule,
     ExtractionModule,
     IngestModule,
     UpstreamModule,

@@ -30,7 +30,8 @@ export interface AppConfig {
   extraction: ExtractionSettings;
   traitSchemasFile: string | null;
   summaryIntervalMinutes: number;
-  embeddingsModel: string | null;
+  /** Semantic ranking through an embeddings model; null (EMBEDDINGS_MODEL unset) keeps it off. */
+  embeddings: EmbeddingsSettings | null;
   corsOrigins: string[];
   rateLimitPerMinute: number;
   ingestRateLimitPerMinute: number;
@@ -47,6 +48,17 @@ export interface AppConfig {
   redisUrl: string | null;
   /** On SIGTERM, how long in-flight requests and streams may take before they are cut. */
   shutdownGraceMs: number;
+}
+
+/** The OpenAI-compatible `/embeddings` endpoint that embeds memories and questions. */
+export interface EmbeddingsSettings {
+  model: string;
+  baseUrl: string;
+  apiKey: string | null;
+  /** Asked of the model when set (`dimensions`); otherwise the model's own size. */
+  dimensions: number | null;
+  /** Bound on one call; a question whose embedding is late is ranked by its words alone. */
+  timeoutMs: number;
 }
 
 /** Background extraction, the LLM calls of extraction and summaries, and memory decay. */
@@ -78,6 +90,24 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+function readEmbeddings(
+  read: EnvReader,
+  upstreamBaseUrl: string,
+  upstreamApiKey: string | null,
+): EmbeddingsSettings | null {
+  const model = read.optionalString('EMBEDDINGS_MODEL');
+  const settings = {
+    baseUrl: read.url('EMBEDDINGS_BASE_URL', upstreamBaseUrl),
+    apiKey: read.optionalString('EMBEDDINGS_API_KEY') ?? upstreamApiKey,
+    dimensions: read.optionalInteger('EMBEDDINGS_DIMENSIONS', 1, MAX_VECTOR_DIMENSIONS),
+    timeoutMs: read.integer('EMBEDDINGS_TIMEOUT_MS', 2_000, 1, 600_000),
+  };
+  return model === null ? null : { model, ...settings };
+}
+
+/** The most dimensions pgvector's `vector` type holds. */
+export const MAX_VECTOR_DIMENSIONS = 16_000;
 
 /** Reads and validates the configuration; throws a ConfigError naming the first bad variable. */
 export function loadConfig(env: Env): AppConfig {
@@ -126,7 +156,7 @@ export function loadConfig(env: Env): AppConfig {
     },
     traitSchemasFile: read.optionalString('TRAIT_SCHEMAS_FILE'),
     summaryIntervalMinutes: read.integer('SUMMARY_INTERVAL_MINUTES', 60, 0, 525_600),
-    embeddingsModel: read.optionalString('EMBEDDINGS_MODEL'),
+    embeddings: readEmbeddings(read, upstreamBaseUrl, upstreamApiKey),
     corsOrigins: read.list('CORS_ORIGINS'),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
     ingestRateLimitPerMinute: read.integer('INGEST_RATE_LIMIT_PER_MINUTE', 60, 0, 10_000_000),
@@ -166,6 +196,10 @@ class EnvReader {
     if (parsed < min || parsed > max)
       throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
     return parsed;
+  }
+
+  optionalInteger(name: string, min: number, max: number): number | null {
+    return this.raw(name) === undefined ? null : this.integer(name, min, min, max);
   }
 
   decimal(name: string, fallback: number, min: number, max: number): number {

@@ -1,5 +1,6 @@
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { DataSourceOptions } from 'typeorm';
+import { MemoryEmbeddingEntity } from '../embeddings/memory-embedding.entity';
 import { MemoryEntity } from '../memories/memory.entity';
 import { MessageEntity } from '../messages/message.entity';
 import { ProfileEntity } from '../profiles/profile.entity';
@@ -8,14 +9,16 @@ import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-s
 import { MemoryRankingIndexes1764000000000 } from './migrations/1764000000000-memory-ranking-indexes';
 import { MessageTraitOverrides1763800000000 } from './migrations/1763800000000-message-trait-overrides';
 import { MemoryDecayProgress1763900000000 } from './migrations/1763900000000-memory-decay-progress';
+import { MemoryEmbeddings1764100000000 } from './migrations/1764100000000-memory-embeddings';
 import { EmbeddedDatabase } from './embedded-database';
 
-export const ENTITIES = [ProfileEntity, TraitEntity, MemoryEntity, MessageEntity];
+export const ENTITIES = [ProfileEntity, TraitEntity, MemoryEntity, MemoryEmbeddingEntity, MessageEntity];
 export const MIGRATIONS = [
   InitialSchema1763700000000,
   MessageTraitOverrides1763800000000,
   MemoryDecayProgress1763900000000,
   MemoryRankingIndexes1764000000000,
+  MemoryEmbeddings1764100000000,
 ];
 
 /**

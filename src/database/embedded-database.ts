@@ -1,12 +1,16 @@
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
+import { vector } from '@electric-sql/pglite-pgvector';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const IN_MEMORY_DATA_DIR = 'memory://';
 
-/** Extensions the migrations create; PGlite loads them from the package, nothing is downloaded. */
-const EXTENSIONS = { btree_gin };
+/**
+ * Extensions PGlite can create (the migrations create btree_gin; pgvector is created when semantic
+ * search is configured). They are loaded from the packages, nothing is downloaded.
+ */
+const EXTENSIONS = { btree_gin, vector };
 
 /** Thrown when another live process holds the embedded database's directory. */
 export class DataDirLockedError extends Error {

@@ -176,6 +176,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
         if (!(await this.pending.markExtracted(manager, batch.messageIds))) throw new BatchTakenError();
         return this.extraction.apply(manager, profileId, result, schemas, sourceIds);
       });
+      this.extraction.announce(profileId, applied);
       return applied.changed ? 'changed' : 'unchanged';
     } catch (error) {
       if (error instanceof ExtractionAbortedError) return 'stopped';

@@ -111,6 +111,11 @@ export class ExtractionService {
     return { traits, createdMemories, changed: traits.length > 0 || createdMemories.length > 0 };
   }
 
+  /** To be called once the transaction of `apply` has committed. */
+  announce(profileId: string, applied: AppliedExtraction): void {
+    this.memories.announceStored(profileId, applied.createdMemories);
+  }
+
   private async extractWithLlm(
     pieces: string[],
     schemas: readonly TraitSchema[],

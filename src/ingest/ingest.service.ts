@@ -55,6 +55,7 @@ export class IngestService {
     const applied = await this.dataSource.transaction((manager) =>
       this.extraction.apply(manager, profile.id, result, schemas, []),
     );
+    this.extraction.announce(profile.id, applied);
     // The profile row itself changes only when a new summary is written.
     const summarised = applied.changed && (await this.summary.refreshIfDue(profile.id));
     return {

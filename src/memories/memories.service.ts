@@ -1,10 +1,12 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiError, truncate } from '../common/api-error';
 import { UUID_PATTERN } from '../common/iso';
 import { memoryContentHash } from '../extraction/memory-content';
 import { ProfilesService } from '../profiles/profiles.service';
+import { MEMORIES_STORED, MemoriesStoredEvent } from './memory-events';
 import { MemoryEntity, MemoryType } from './memory.entity';
 
 export const DEFAULT_MEMORY_IMPORTANCE = 0.5;
@@ -21,6 +23,7 @@ export class MemoriesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly profiles: ProfilesService,
+    private readonly events: EventEmitter2,
   ) {}
 
   /** Memories by `importance × decayFactor`, then newest first. */
@@ -45,7 +48,16 @@ export class MemoriesService {
     memory: NewMemory,
   ): Promise<{ memory: MemoryEntity; created: boolean }> {
     const profile = await this.profiles.resolve(profilePathId);
-    return this.remember(this.dataSource.manager, profile.id, memory);
+    const stored = await this.remember(this.dataSource.manager, profile.id, memory);
+    if (stored.created) this.announceStored(profile.id, [stored.memory]);
+    return stored;
+  }
+
+  /** Tells the rest of the service (embeddings) about new memories, once they are committed. */
+  announceStored(profileId: string, memories: readonly MemoryEntity[]): void {
+    if (memories.length === 0) return;
+    const event: MemoriesStoredEvent = { profileId, memoryIds: memories.map((memory) => memory.id) };
+    this.events.emit(MEMORIES_STORED, event);
   }
 
   /**

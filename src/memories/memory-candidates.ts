@@ -40,7 +40,12 @@ const CORPUS_SIZE = 10_000;
  * 0.004 of LoCoMo recall). The most important and the most recent memories join the candidates
  * whatever the words. The cost is bounded by the caps, not by the size of the profile or the table.
  */
-export function memoryCandidatesSql(profileId: string, question: string, perSource: string): string {
+export function memoryCandidatesSql(
+  profileId: string,
+  question: string,
+  perSource: string,
+  semantic?: SemanticParameters,
+): string {
   return `terms AS MATERIALIZED (
       SELECT w.lexeme,
              (SELECT count(*) FROM (
@@ -86,12 +91,37 @@ export function memoryCandidatesSql(profileId: string, question: string, perSour
     recent AS (
       SELECT m.id FROM memories m WHERE m.profile_id = ${profileId} ORDER BY m.created_at DESC LIMIT ${perSource}
     ),
+    ${semantic ? nearestSql(profileId, perSource, semantic) : 'nearest (id, similarity) AS (SELECT NULL::uuid, NULL::float8 WHERE false)'},
     candidates AS (
-      SELECT id, max(text_rank) AS text_rank FROM (
-        SELECT id, text_rank FROM matching
-        UNION ALL SELECT id, 0 FROM important
-        UNION ALL SELECT id, 0 FROM recent
+      SELECT id, max(text_rank) AS text_rank, max(similarity) AS vector_similarity FROM (
+        SELECT id, text_rank, NULL::float8 AS similarity FROM matching
+        UNION ALL SELECT id, 0, NULL FROM important
+        UNION ALL SELECT id, 0, NULL FROM recent
+        UNION ALL SELECT id, 0, similarity FROM nearest
       ) c GROUP BY id
+    )`;
+}
+
+/** Placeholders of the question's embedding: pgvector text, its model and its size. */
+export interface SemanticParameters {
+  vector: string;
+  model: string;
+  dimensions: string;
+}
+
+/**
+ * The profile's memories nearest to the question by cosine distance, with their similarity. An exact
+ * scan of the profile's embeddings by this model and size (an embedding of another size cannot be
+ * compared, and would make pgvector fail the query).
+ */
+function nearestSql(profileId: string, perSource: string, semantic: SemanticParameters): string {
+  return `nearest AS MATERIALIZED (
+      SELECT e.memory_id AS id, 1 - (e.embedding::vector <=> ${semantic.vector}::vector) AS similarity
+      FROM memory_embeddings e
+      WHERE e.profile_id = ${profileId} AND e.model = ${semantic.model}
+        AND cardinality(e.embedding) = ${semantic.dimensions}
+      ORDER BY e.embedding::vector <=> ${semantic.vector}::vector, e.memory_id
+      LIMIT ${perSource}
     )`;
 }
 
@@ -105,6 +135,7 @@ export interface CandidateRow {
   created_at: Date | string;
   last_accessed_at: Date | string | null;
   text_rank: number | string;
+  vector_similarity: number | string | null;
 }
 
 export function toRetrievedMemory(row: CandidateRow): RetrievedMemory {
@@ -117,5 +148,9 @@ export function toRetrievedMemory(row: CandidateRow): RetrievedMemory {
     createdAt: new Date(row.created_at),
     lastAccessedAt: row.last_accessed_at === null ? null : new Date(row.last_accessed_at),
     textRank: Number(row.text_rank),
+    vectorSimilarity:
+      row.vector_similarity === null || row.vector_similarity === undefined
+        ? null
+        : Number(row.vector_similarity),
   };
 }

@@ -1,10 +1,17 @@
-import { DEFAULT_RANKING_WEIGHTS, RankCandidate, rankMemories, scoreMemory } from './memory-ranking';
+import {
+  DEFAULT_RANKING_WEIGHTS,
+  RankCandidate,
+  rankMemories,
+  relevanceOf,
+  scoreMemory,
+} from './memory-ranking';
 
 const now = new Date('2026-11-21T12:00:00Z');
 const daysAgo = (days: number) => new Date(now.getTime() - days * 86_400_000);
 const memory = (id: string, fields: Partial<RankCandidate> = {}): RankCandidate => ({
   id,
   textRank: 0,
+  vectorSimilarity: null,
   importance: 0.5,
   decayFactor: 1,
   createdAt: daysAgo(1),
@@ -49,9 +56,17 @@ describe('rankMemories', () => {
     const small = rankMemories([memory('a', { textRank: 0.001 }), memory('b', { textRank: 0.002 })], now);
     const large = rankMemories([memory('a', { textRank: 10 }), memory('b', { textRank: 20 })], now);
     expect(small.map((m) => m.id)).toEqual(large.map((m) => m.id));
-    expect(scoreMemory(memory('b', { textRank: 0.002 }), 0.002, now, DEFAULT_RANKING_WEIGHTS)).toBeCloseTo(
-      scoreMemory(memory('b', { textRank: 20 }), 20, now, DEFAULT_RANKING_WEIGHTS),
+    expect(relevanceOf([memory('a', { textRank: 0.001 }), memory('b', { textRank: 0.002 })])).toEqual([
+      0.5, 1,
+    ]);
+    expect(relevanceOf([memory('a', { textRank: 10 }), memory('b', { textRank: 20 })])).toEqual([0.5, 1]);
+    expect(scoreMemory(memory('b'), 1, now, DEFAULT_RANKING_WEIGHTS)).toBeGreaterThan(
+      scoreMemory(memory('a'), 0.5, now, DEFAULT_RANKING_WEIGHTS),
     );
+  });
+
+  it('gives no relevance when nothing matches', () => {
+    expect(relevanceOf([memory('a'), memory('b')])).toEqual([0, 0]);
   });
 
   it('is stable for exact ties (newer first, then id)', () => {
@@ -71,5 +86,50 @@ describe('rankMemories', () => {
       weights,
     );
     expect(ranked.map((m) => m.id)).toEqual(['important', 'relevant']);
+  });
+
+  describe('with vector similarities (semantic ranking)', () => {
+    it('fuses the two: a memory close in both leads, then one found by its words or its meaning', () => {
+      const ranked = rankMemories(
+        [
+          memory('words only', { textRank: 3, vectorSimilarity: 0.1 }),
+          memory('both', { textRank: 5, vectorSimilarity: 0.8 }),
+          memory('meaning only', { vectorSimilarity: 0.7 }),
+          memory('neither', { vectorSimilarity: 0.1 }),
+        ],
+        now,
+      );
+      expect(ranked.map((m) => m.id)).toEqual(['both', 'meaning only', 'words only', 'neither']);
+    });
+
+    it('lets a memory that shares no word with the question outrank more important unrelated ones', () => {
+      const unrelated = Array.from({ length: 12 }, (_, i) =>
+        memory(`unrelated ${i}`, { importance: 0.9, vectorSimilarity: 0.05 + i * 0.001 }),
+      );
+      const ranked = rankMemories(
+        [...unrelated, memory('paraphrase', { importance: 0.2, vectorSimilarity: 0.9 })],
+        now,
+      );
+      expect(ranked[0].id).toBe('paraphrase');
+    });
+
+    it('scales similarity between the least and the most similar candidate, and averages it with text', () => {
+      const relevance = relevanceOf([
+        memory('a', { textRank: 2, vectorSimilarity: 0.2 }),
+        memory('b', { textRank: 1, vectorSimilarity: 0.6 }),
+        memory('c', { vectorSimilarity: 0.4 }),
+        memory('d'),
+      ]);
+      [0.5, 0.75, 0.25, 0].forEach((expected, index) => expect(relevance[index]).toBeCloseTo(expected));
+    });
+
+    it('gives no vector relevance when every similarity is the same', () => {
+      expect(
+        relevanceOf([
+          memory('a', { textRank: 1, vectorSimilarity: 0.3 }),
+          memory('b', { vectorSimilarity: 0.3 }),
+        ]),
+      ).toEqual([0.5, 0]);
+    });
   });
 });

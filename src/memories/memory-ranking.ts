@@ -17,6 +17,11 @@ export interface RankCandidate {
   id: string;
   /** Full-text rank of the memory against the question; 0 when it does not match. */
   textRank: number;
+  /**
+   * Cosine similarity of the memory's embedding to the question's, when it is among the question's
+   * nearest memories; null when it is not, or semantic ranking is off.
+   */
+  vectorSimilarity: number | null;
   importance: number;
   decayFactor: number;
   createdAt: Date;
@@ -24,20 +29,26 @@ export interface RankCandidate {
 }
 
 /**
- * Orders candidate memories for a question. Text relevance is normalised against the best match of
- * this question (so the scale does not depend on the query's length), importance is weighed by decay,
- * and recency halves every `recencyHalfLifeDays` since the memory was created or last used. Ties keep
- * the newer memory first, then the id, so the order is stable.
+ * Orders candidate memories for a question by relevance, importance (weighed by decay) and recency
+ * (halving every `recencyHalfLifeDays` since the memory was created or last used).
+ *
+ * Relevance is the full-text rank normalised against the best match of this question, so its scale does
+ * not depend on the query's length. With semantic ranking the two orders are fused by their scores
+ * (relative score fusion): the vector similarity is scaled from the least to the most similar of the
+ * question's nearest memories, and relevance is the mean of the two scaled scores. Positions alone
+ * (reciprocal rank fusion) were not used: every memory of a small profile is among the "nearest", and
+ * the tenth of twelve unrelated memories would weigh almost as much as the one that answers.
+ * Ties keep the newer memory first, then the id, so the order is stable.
  */
 export function rankMemories<T extends RankCandidate>(
   candidates: T[],
   now: Date,
   weights = DEFAULT_RANKING_WEIGHTS,
 ): T[] {
-  const bestTextRank = Math.max(0, ...candidates.map((c) => c.textRank));
-  const scored = candidates.map((candidate) => ({
+  const relevance = relevanceOf(candidates);
+  const scored = candidates.map((candidate, index) => ({
     candidate,
-    score: scoreMemory(candidate, bestTextRank, now, weights),
+    score: scoreMemory(candidate, relevance[index], now, weights),
   }));
   scored.sort(
     (a, b) =>
@@ -48,13 +59,33 @@ export function rankMemories<T extends RankCandidate>(
   return scored.map((entry) => entry.candidate);
 }
 
+/** Each candidate's relevance in [0, 1], in the order given. */
+export function relevanceOf(candidates: readonly RankCandidate[]): number[] {
+  const text = scaledToBest(candidates.map((candidate) => candidate.textRank));
+  const similarities = candidates
+    .map((candidate) => candidate.vectorSimilarity)
+    .filter((similarity): similarity is number => similarity !== null);
+  if (similarities.length === 0) return text;
+  const least = Math.min(...similarities);
+  const spread = Math.max(...similarities) - least;
+  return candidates.map((candidate, index) => {
+    const similarity = candidate.vectorSimilarity;
+    const vector = similarity === null || spread <= 0 ? 0 : (similarity - least) / spread;
+    return (text[index] + vector) / 2;
+  });
+}
+
+function scaledToBest(values: number[]): number[] {
+  const best = Math.max(0, ...values);
+  return values.map((value) => (best > 0 ? value / best : 0));
+}
+
 export function scoreMemory(
   candidate: RankCandidate,
-  bestTextRank: number,
+  relevance: number,
   now: Date,
   weights: RankingWeights,
 ): number {
-  const relevance = bestTextRank > 0 ? candidate.textRank / bestTextRank : 0;
   const lastUsed = Math.max(candidate.createdAt.getTime(), candidate.lastAccessedAt?.getTime() ?? 0);
   const ageDays = Math.max(0, (now.getTime() - lastUsed) / 86_400_000);
   const recency = Math.pow(0.5, ageDays / weights.recencyHalfLifeDays);

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { PreparedStatements } from '../database/prepared-statements';
+import { QuestionVector, SemanticSearch } from '../embeddings/semantic-search';
 import { rankMemories } from '../memories/memory-ranking';
 import {
   CANDIDATES_PER_SOURCE,
@@ -36,6 +37,7 @@ export class ContextService {
   constructor(
     private readonly statements: PreparedStatements,
     private readonly profiles: ProfilesService,
+    private readonly semantic: SemanticSearch,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -49,21 +51,8 @@ export class ContextService {
     if (skipInjection)
       return { profileId: (await this.profiles.getOrCreate(userId)).profile.id, context: NO_CONTEXT };
     const perSource = this.config.context.maxMemories > 0 ? CANDIDATES_PER_SOURCE : 0;
-    const rows = await this.statements.query<ChatProfileRow>(
-      'chat-context-v4',
-      `WITH profile AS (SELECT id, summary FROM profiles WHERE external_id = $1),
-       ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$3')}
-       SELECT p.id, p.summary,
-         (SELECT coalesce(json_agg(json_build_object('key', t.key, 'value', t.value) ORDER BY t.key), '[]'::json)
-          FROM traits t WHERE t.profile_id = p.id) AS traits,
-         (SELECT coalesce(json_agg(json_build_object(
-                   'id', m.id, 'content', m.content, 'type', m.type, 'importance', m.importance,
-                   'decay_factor', m.decay_factor, 'created_at', m.created_at,
-                   'last_accessed_at', m.last_accessed_at, 'text_rank', c.text_rank)), '[]'::json)
-          FROM candidates c JOIN memories m ON m.id = c.id AND m.profile_id = p.id) AS memories
-       FROM profile p`,
-      [userId, question.slice(0, MAX_QUESTION_CHARS).replaceAll('\u0000', ''), perSource],
-    );
+    const vector = perSource > 0 ? await this.semantic.embedQuestion(question) : null;
+    const rows = await this.loadProfile(userId, question, perSource, vector);
     const row = rows[0];
     // A new user: nothing to inject yet.
     if (!row) return { profileId: (await this.profiles.getOrCreate(userId)).profile.id, context: NO_CONTEXT };
@@ -77,6 +66,38 @@ export class ContextService {
       this.config.context,
     );
     return { profileId: row.id, context };
+  }
+
+  /** The profile, its traits and its memory candidates, in one prepared statement per ranking mode. */
+  private loadProfile(
+    userId: string,
+    question: string,
+    perSource: number,
+    vector: QuestionVector | null,
+  ): Promise<ChatProfileRow[]> {
+    const semantic = vector ? { vector: '$4', model: '$5', dimensions: '$6' } : undefined;
+    const values: unknown[] = [
+      userId,
+      question.slice(0, MAX_QUESTION_CHARS).replaceAll('\u0000', ''),
+      perSource,
+    ];
+    if (vector) values.push(vector.literal, vector.model, vector.dimensions);
+    return this.statements.query<ChatProfileRow>(
+      vector ? 'chat-context-semantic-v1' : 'chat-context-v5',
+      `WITH profile AS (SELECT id, summary FROM profiles WHERE external_id = $1),
+       ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$3', semantic)}
+       SELECT p.id, p.summary,
+         (SELECT coalesce(json_agg(json_build_object('key', t.key, 'value', t.value) ORDER BY t.key), '[]'::json)
+          FROM traits t WHERE t.profile_id = p.id) AS traits,
+         (SELECT coalesce(json_agg(json_build_object(
+                   'id', m.id, 'content', m.content, 'type', m.type, 'importance', m.importance,
+                   'decay_factor', m.decay_factor, 'created_at', m.created_at,
+                   'last_accessed_at', m.last_accessed_at, 'text_rank', c.text_rank,
+                   'vector_similarity', c.vector_similarity)), '[]'::json)
+          FROM candidates c JOIN memories m ON m.id = c.id AND m.profile_id = p.id) AS memories
+       FROM profile p`,
+      values,
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PreparedStatements } from '../database/prepared-statements';
+import { EmbeddingsModule } from '../embeddings/embeddings.module';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { TraitsModule } from '../traits/traits.module';
 import { AnthropicRelay } from './anthropic-relay';
@@ -10,7 +11,7 @@ import { ProxyController } from './proxy.controller';
 import { ProxyService } from './proxy.service';
 
 @Module({
-  imports: [ProfilesModule, TraitsModule],
+  imports: [ProfilesModule, TraitsModule, EmbeddingsModule],
   controllers: [ProxyController],
   providers: [
     ProxyService,

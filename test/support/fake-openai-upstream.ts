@@ -252,6 +252,8 @@ export interface FakeOpenAIOptions {
   requireApiKey?: string;
   models?: string[];
   embeddingDimensions?: number;
+  /** The model behind `/v1/embeddings`; by default a hash of the text (equal texts, equal vectors). */
+  embed?: (text: string, dimensions: number) => number[];
 }
 
 export interface FakeOpenAI {
@@ -310,7 +312,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         data: models.map((id) => ({ id, object: 'model', created: FAKE_CREATED, owned_by: 'fake' })),
       });
     } else if (record.method === 'POST' && route === '/v1/embeddings') {
-      sendJson(exchange.res, 200, embeddingsBody(record.body, options.embeddingDimensions ?? 8), idHeaders);
+      sendJson(
+        exchange.res,
+        200,
+        embeddingsBody(record.body, options.embeddingDimensions ?? 8, options.embed ?? fakeEmbedding),
+        idHeaders,
+      );
     } else {
       sendJson(
         exchange.res,
@@ -485,7 +492,11 @@ export function fakeEmbedding(text: string, dimensions: number): number[] {
   return values.map((value) => value / norm);
 }
 
-function embeddingsBody(body: LooseJson, defaultDimensions: number): unknown {
+function embeddingsBody(
+  body: LooseJson,
+  defaultDimensions: number,
+  embed: (text: string, dimensions: number) => number[],
+): unknown {
   const inputs: string[] = Array.isArray(body?.input) ? body.input.map(String) : [String(body?.input ?? '')];
   const dimensions = typeof body?.dimensions === 'number' ? (body.dimensions as number) : defaultDimensions;
   const asBase64 = body?.encoding_format === 'base64';
@@ -493,7 +504,7 @@ function embeddingsBody(body: LooseJson, defaultDimensions: number): unknown {
   return {
     object: 'list',
     data: inputs.map((input, index) => {
-      const vector = fakeEmbedding(input, dimensions);
+      const vector = embed(input, dimensions);
       // The OpenAI SDK asks for base64 (little-endian float32) unless told otherwise.
       const embedding = asBase64 ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
       return { object: 'embedding', index, embedding };

@@ -1,0 +1,87 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { errorMessage } from '../common/error-message';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { MAX_QUESTION_CHARS } from '../memories/memory-candidates';
+import { EmbeddingsClient } from './embeddings-client';
+
+/** A question embedded for the context query: pgvector's text form and the vector's size. */
+export interface QuestionVector {
+  model: string;
+  literal: string;
+  dimensions: number;
+}
+
+export type SemanticStatus = { enabled: true; model: string } | { enabled: false; reason: string };
+
+/**
+ * Whether memories are ranked by meaning as well as by words, and the question's embedding when they
+ * are. It is on when EMBEDDINGS_MODEL is set and the database has pgvector (looked up once at boot);
+ * otherwise, and whenever the embeddings endpoint fails or is late, ranking uses full text alone.
+ */
+@Injectable()
+export class SemanticSearch implements OnApplicationBootstrap {
+  private readonly logger = new Logger('SemanticSearch');
+  private detection: Promise<SemanticStatus> | null = null;
+  private current: SemanticStatus = { enabled: false, reason: 'not detected yet' };
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() private readonly client: EmbeddingsClient | null,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.detect();
+  }
+
+  get status(): SemanticStatus {
+    return this.current;
+  }
+
+  get enabled(): boolean {
+    return this.current.enabled;
+  }
+
+  /** Looks the capability up once; later calls get the same answer. */
+  detect(): Promise<SemanticStatus> {
+    this.detection ??= this.lookUp().then((status) => (this.current = status));
+    return this.detection;
+  }
+
+  /** The question's embedding, or null (no text, semantic ranking off, or the endpoint failed). */
+  async embedQuestion(question: string): Promise<QuestionVector | null> {
+    const text = question.slice(0, MAX_QUESTION_CHARS).trim();
+    if (!this.client || !this.enabled || text === '') return null;
+    const outcome = await this.client.embed([text]);
+    if (outcome.kind !== 'vectors') {
+      const reason = outcome.kind === 'rejected' ? outcome.detail : outcome.reason;
+      this.logger.warn(`question not embedded, ranking by its words alone: ${reason}`);
+      return null;
+    }
+    const vector = outcome.vectors[0];
+    return { model: this.client.model, literal: `[${vector.join(',')}]`, dimensions: vector.length };
+  }
+
+  private async lookUp(): Promise<SemanticStatus> {
+    const model = this.config.embeddings?.model;
+    if (!model || !this.client) return { enabled: false, reason: 'EMBEDDINGS_MODEL is not set' };
+    let installed: Array<{ extversion: string }>;
+    try {
+      installed = await this.dataSource.query(`SELECT extversion FROM pg_extension WHERE extname = 'vector'`);
+    } catch (error) {
+      installed = [];
+      this.logger.warn(`could not look for pgvector: ${errorMessage(error)}`);
+    }
+    if (installed.length === 0) {
+      const reason =
+        'the database has no pgvector extension (install it and run CREATE EXTENSION vector, then restart)';
+      this.logger.warn(`EMBEDDINGS_MODEL is set but ${reason}; memories are ranked by full text alone`);
+      return { enabled: false, reason };
+    }
+    this.logger.log(`semantic ranking on: model ${model}, pgvector ${installed[0].extversion}`);
+    return { enabled: true, model };
+  }
+}
