@@ -51,7 +51,7 @@ export class EmbeddingIndexer implements OnApplicationBootstrap, OnApplicationSh
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly semantic: SemanticSearch,
     private readonly background: BackgroundWork,
-    @Optional() private readonly client: EmbeddingsClient | null,
+    @Optional() @Inject(EmbeddingsClient) private readonly client: EmbeddingsClient | null,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {

@@ -30,7 +30,7 @@ export class SemanticSearch implements OnApplicationBootstrap {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Optional() private readonly client: EmbeddingsClient | null,
+    @Optional() @Inject(EmbeddingsClient) private readonly client: EmbeddingsClient | null,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {

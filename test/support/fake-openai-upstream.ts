@@ -252,8 +252,11 @@ export interface FakeOpenAIOptions {
   requireApiKey?: string;
   models?: string[];
   embeddingDimensions?: number;
-  /** The model behind `/v1/embeddings`; by default a hash of the text (equal texts, equal vectors). */
-  embed?: (text: string, dimensions: number) => number[];
+  /**
+   * The model behind `/v1/embeddings`; by default a hash of the text (equal texts, equal vectors). When
+   * it returns null for an input the whole request gets a 400, as providers answer one bad input.
+   */
+  embed?: (text: string, dimensions: number) => number[] | null;
 }
 
 export interface FakeOpenAI {
@@ -312,12 +315,16 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         data: models.map((id) => ({ id, object: 'model', created: FAKE_CREATED, owned_by: 'fake' })),
       });
     } else if (record.method === 'POST' && route === '/v1/embeddings') {
-      sendJson(
-        exchange.res,
-        200,
-        embeddingsBody(record.body, options.embeddingDimensions ?? 8, options.embed ?? fakeEmbedding),
-        idHeaders,
+      const body = embeddingsBody(
+        record.body,
+        options.embeddingDimensions ?? 8,
+        options.embed ?? fakeEmbedding,
       );
+      if (body === null) {
+        sendJson(exchange.res, 400, openAIError('input rejected by the model', 'invalid_request_error'));
+      } else {
+        sendJson(exchange.res, 200, body, idHeaders);
+      }
     } else {
       sendJson(
         exchange.res,
@@ -495,16 +502,18 @@ export function fakeEmbedding(text: string, dimensions: number): number[] {
 function embeddingsBody(
   body: LooseJson,
   defaultDimensions: number,
-  embed: (text: string, dimensions: number) => number[],
+  embed: (text: string, dimensions: number) => number[] | null,
 ): unknown {
   const inputs: string[] = Array.isArray(body?.input) ? body.input.map(String) : [String(body?.input ?? '')];
   const dimensions = typeof body?.dimensions === 'number' ? (body.dimensions as number) : defaultDimensions;
   const asBase64 = body?.encoding_format === 'base64';
   const tokens = inputs.reduce((sum, input) => sum + countWords(input), 0);
+  const vectors = inputs.map((input) => embed(input, dimensions));
+  if (vectors.some((vector) => vector === null)) return null;
   return {
     object: 'list',
     data: inputs.map((input, index) => {
-      const vector = embed(input, dimensions);
+      const vector = vectors[index]!;
       // The OpenAI SDK asks for base64 (little-endian float32) unless told otherwise.
       const embedding = asBase64 ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
       return { object: 'embedding', index, embedding };

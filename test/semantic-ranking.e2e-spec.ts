@@ -1,0 +1,244 @@
+import { makeMemory, makeProfile } from './support/factories';
+import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
+import { startTestApp, TestApp } from './support/test-app';
+
+/**
+ * A toy embeddings model with meaning: each dimension is a topic, a text points at the topics of its
+ * words. "pet" and "puppy" share no word stem, but share a topic.
+ */
+const TOPICS = [
+  ['pet', 'pets', 'puppy', 'dog', 'cat', 'kitten', 'animal'],
+  ['car', 'vehicle', 'tesla', 'drive', 'drives'],
+  ['food', 'pizza', 'eat', 'dinner', 'sushi'],
+];
+function topicEmbedding(text: string, dimensions: number): number[] | null {
+  if (text.includes(REFUSED)) return null;
+  const vector = new Array<number>(dimensions).fill(0);
+  vector[dimensions - 1] = 0.1; // never the zero vector
+  for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+    TOPICS.forEach((topic, index) => {
+      if (topic.includes(word)) vector[index] += 1;
+    });
+  }
+  const norm = Math.hypot(...vector);
+  return vector.map((value) => value / norm);
+}
+
+/** The toy model refuses a text containing this, as a provider refuses one bad input of a batch. */
+const REFUSED = 'REFUSED-INPUT';
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const embeddingCalls = (fake: FakeOpenAI) => fake.requests.filter((r) => r.path === '/v1/embeddings');
+
+async function pgvectorInstalled(t: TestApp): Promise<boolean> {
+  const rows: unknown[] = await t.dataSource.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`);
+  return rows.length > 0;
+}
+
+/**
+ * Optional semantic ranking (EMBEDDINGS_MODEL). PGlite always has pgvector; the PostgreSQL server of
+ * the test machines does not, so on it the same suite checks that everything works by words alone and
+ * that no embeddings are asked for.
+ */
+describe('Semantic ranking', () => {
+  let fake: FakeOpenAI;
+  let t: TestApp;
+  let semantic: boolean;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({ embed: topicEmbedding, embeddingDimensions: 8 });
+    t = await startTestApp({
+      UPSTREAM_BASE_URL: fake.url,
+      UPSTREAM_API_KEY: 'sk-test',
+      EXTRACTOR: 'heuristic',
+      EMBEDDINGS_MODEL: 'topic-embedding',
+      EMBEDDINGS_TIMEOUT_MS: '500',
+      CONTEXT_MAX_MEMORIES: '3',
+      EXTRACTION_SWEEP_INTERVAL_MS: '200',
+    });
+    semantic = await pgvectorInstalled(t);
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  beforeEach(() => fake.reset());
+
+  const ask = async (userId: string, question: string) => {
+    const res = await t
+      .api()
+      .post('/v1/chat/completions')
+      .set('X-Service-Id', userId)
+      .send({
+        model: 'm',
+        messages: [{ role: 'user', content: question }],
+        service: { debug: true, skipExtraction: true },
+      })
+      .expect(200);
+    await t.drain();
+    const ids = /memories=([^;]*)/.exec(String(res.headers['x-service-context-ids']))![1];
+    return ids ? ids.split(',') : [];
+  };
+
+  const storedEmbeddings = (
+    profileId: string,
+  ): Promise<Array<{ memory_id: string; model: string; size: number }>> =>
+    t.dataSource.query(
+      `SELECT memory_id, model, cardinality(embedding) AS size FROM memory_embeddings WHERE profile_id = $1`,
+      [profileId],
+    );
+
+  /** A profile whose one pet memory shares no word with the question, among more important others. */
+  async function petProfile(userId: string) {
+    const profile = await makeProfile(t, userId);
+    for (let i = 0; i < 12; i++)
+      await makeMemory(t, profile.id, { content: `Visited museum number ${i} downtown`, importance: 0.9 });
+    const puppy = await makeMemory(t, profile.id, {
+      content: 'Adopted a puppy named Rex last spring',
+      importance: 0.2,
+    });
+    await t.drain();
+    return { profile, puppy };
+  }
+
+  it('embeds memories as they are stored, with the configured model', async () => {
+    const { profile, puppy } = await petProfile('embedded-user');
+    const rows = await storedEmbeddings(profile.id);
+    if (!semantic) {
+      expect(rows).toHaveLength(0);
+      expect(embeddingCalls(fake)).toHaveLength(0);
+      return;
+    }
+    expect(rows).toHaveLength(13);
+    expect(rows.every((row) => row.model === 'topic-embedding' && Number(row.size) === 8)).toBe(true);
+    const calls = embeddingCalls(fake);
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls[0].headers.authorization).toBe('Bearer sk-test');
+    expect(calls.flatMap((call) => call.body.input as string[])).toContain(puppy.content);
+    expect(calls[0].body).toMatchObject({ model: 'topic-embedding', encoding_format: 'float' });
+  });
+
+  it('injects the memory that answers by meaning when no word is shared (words alone without pgvector)', async () => {
+    const { puppy } = await petProfile('meaning-user');
+    fake.reset();
+    const ids = await ask('meaning-user', 'What kind of pet do I have?');
+    if (semantic) {
+      expect(ids[0]).toBe(puppy.id);
+      expect(embeddingCalls(fake)).toHaveLength(1);
+      expect(embeddingCalls(fake)[0].body.input).toEqual(['What kind of pet do I have?']);
+    } else {
+      expect(ids).not.toContain(puppy.id); // the three most important museum visits
+      expect(embeddingCalls(fake)).toHaveLength(0);
+    }
+  });
+
+  it('still ranks by words: a memory close in words and meaning beats one close in meaning only', async () => {
+    const profile = await makeProfile(t, 'words-user');
+    const sushi = await makeMemory(t, profile.id, { content: 'Ordered sushi with Maria on Friday' });
+    await makeMemory(t, profile.id, { content: 'Cooked pizza for dinner' });
+    await t.drain();
+    const ids = await ask('words-user', 'Who did I have sushi with?');
+    expect(ids[0]).toBe(sushi.id);
+  });
+
+  it('answers by words alone when the embeddings endpoint fails or is late', async () => {
+    const { puppy } = await petProfile('failing-user');
+    fake.reset();
+    fake.scriptFor('/v1/embeddings', { kind: 'error', status: 500 });
+    const afterError = await ask('failing-user', 'What kind of pet do I have?');
+    expect(afterError).toHaveLength(3);
+    expect(afterError).not.toContain(puppy.id);
+
+    fake.scriptFor('/v1/embeddings', { kind: 'hang' });
+    const started = Date.now();
+    const afterHang = await ask('failing-user', 'What kind of pet do I have?');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(afterHang).toEqual(afterError);
+    if (semantic) expect(embeddingCalls(fake)).toHaveLength(2);
+  });
+
+  it('records a memory the provider refuses, embeds the rest of its batch, and does not ask again', async () => {
+    if (!semantic) return expect(await pgvectorInstalled(t)).toBe(false);
+    const profile = await makeProfile(t, 'refused-user');
+    // While the endpoint is down the memories wait; the sweep then sends them as one batch, which the
+    // provider refuses for its one bad input: the halves are tried until that input is isolated.
+    fake.scriptFor(
+      '/v1/embeddings',
+      ...Array.from({ length: 4 }, () => ({ kind: 'error' as const, status: 503 })),
+    );
+    const contents = ['A fine memory about a cat', `${REFUSED} memory`, 'Drives to work', 'Eats sushi'];
+    const memories: Array<{ id: string }> = [];
+    for (const content of contents) memories.push(await makeMemory(t, profile.id, { content }));
+    await t.drain();
+    await waitFor(async () => (await storedEmbeddings(profile.id)).length === 4);
+    const rows: Array<{ memory_id: string; embedding: number[] | null; error: string | null }> =
+      await t.dataSource.query(
+        `SELECT memory_id, embedding, error FROM memory_embeddings WHERE profile_id = $1`,
+        [profile.id],
+      );
+    const refused = rows.find((row) => row.memory_id === memories[1].id)!;
+    expect(refused.embedding).toBeNull();
+    expect(refused.error).toContain('input rejected');
+    expect(rows.filter((row) => row.embedding?.length === 8)).toHaveLength(3);
+    const batches = embeddingCalls(fake)
+      .slice(4)
+      .map((call) => (call.body.input as string[]).length);
+    expect(batches[0]).toBe(4); // one batch, then its halves
+    const callsBefore = embeddingCalls(fake).length;
+    await makeMemory(t, profile.id, { content: 'A new memory about a kitten' });
+    await t.drain();
+    const inputs = embeddingCalls(fake)
+      .slice(callsBefore)
+      .flatMap((call) => call.body.input as string[]);
+    expect(inputs).toEqual(['A new memory about a kitten']);
+  });
+
+  it('embeds what it missed while the endpoint was down on a later sweep', async () => {
+    if (!semantic) return expect(await pgvectorInstalled(t)).toBe(false);
+    const profile = await makeProfile(t, 'retry-user');
+    fake.scriptFor('/v1/embeddings', { kind: 'error', status: 503 });
+    const memory = await makeMemory(t, profile.id, { content: 'Drives a red Tesla' });
+    await t.drain();
+    expect(await storedEmbeddings(profile.id)).toHaveLength(0);
+    await waitFor(async () => (await storedEmbeddings(profile.id)).length > 0);
+    expect((await storedEmbeddings(profile.id)).map((row) => row.memory_id)).toEqual([memory.id]);
+  });
+
+  it('ignores stored embeddings of another size or model instead of failing the chat', async () => {
+    const { profile, puppy } = await petProfile('mixed-user');
+    if (semantic) {
+      // Ten of the museum visits get a vector of another size, one another model's; one stays as it was.
+      await t.dataSource.query(
+        `UPDATE memory_embeddings e SET embedding = ARRAY[1, 0, 0]::real[]
+         FROM (SELECT id FROM memories WHERE profile_id = $2 AND id <> $1 ORDER BY id LIMIT 10) AS other
+         WHERE e.memory_id = other.id`,
+        [puppy.id, profile.id],
+      );
+      await t.dataSource.query(
+        `UPDATE memory_embeddings SET model = 'older-model'
+         WHERE memory_id = (SELECT id FROM memories WHERE profile_id = $2 AND id <> $1 ORDER BY id OFFSET 10 LIMIT 1)`,
+        [puppy.id, profile.id],
+      );
+    }
+    const ids = await ask('mixed-user', 'What kind of pet do I have?');
+    expect(ids).toHaveLength(3);
+    if (semantic) expect(ids[0]).toBe(puppy.id);
+  });
+
+  it("removes a profile's embeddings with the profile and a memory's with the memory", async () => {
+    const { profile, puppy } = await petProfile('erased-user');
+    await t.admin().delete(`/api/profiles/${profile.id}/memories/${puppy.id}`).expect(200);
+    expect((await storedEmbeddings(profile.id)).map((row) => row.memory_id)).not.toContain(puppy.id);
+    await t.admin().delete(`/api/profiles/${profile.id}`).expect(200);
+    expect(await storedEmbeddings(profile.id)).toHaveLength(0);
+  });
+});
