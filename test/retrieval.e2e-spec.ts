@@ -91,4 +91,35 @@ describe('Relevant context', () => {
     const { ids } = await ask('stem-user', 'When did I paint the sunrise?');
     expect(ids[0]).toBe(painting.id);
   });
+
+  it('finds a name or an acronym that English drops as a stop word', async () => {
+    const profile = await makeProfile(t, 'stopword-name-user');
+    for (let i = 0; i < 5; i++)
+      await makeMemory(t, profile.id, { content: `Unrelated fact ${i} about the weather`, importance: 0.9 });
+    const will = await makeMemory(t, profile.id, {
+      content: 'Went fishing with Will last weekend',
+      importance: 0.1,
+    });
+    const it = await makeMemory(t, profile.id, {
+      content: 'IT replaced the laptop battery',
+      importance: 0.1,
+    });
+    expect((await ask('stopword-name-user', 'What did I do with Will?')).ids[0]).toBe(will.id);
+    expect((await ask('stopword-name-user', 'What did IT do?')).ids[0]).toBe(it.id);
+    // Written in lower case, "will" and "it" stay stop words: nothing matches, importance decides.
+    const lower = await ask('stopword-name-user', 'what will it do?');
+    expect(lower.ids).not.toContain(will.id);
+    expect(lower.ids).not.toContain(it.id);
+  });
+
+  it('prefers the exact rare word over a common word that shares its English stem', async () => {
+    const profile = await makeProfile(t, 'exact-word-user');
+    const organization = await makeMemory(t, profile.id, {
+      content: 'Volunteers for an organization that plants trees',
+    });
+    // Newer, so it would win the tie if only the stem ("organ") were compared.
+    await makeMemory(t, profile.id, { content: 'Donated an organ at the city hospital' });
+    const { ids } = await ask('exact-word-user', 'Tell me about the organization');
+    expect(ids[0]).toBe(organization.id);
+  });
 });

@@ -10,6 +10,7 @@ import { MemoryRankingIndexes1764000000000 } from './migrations/1764000000000-me
 import { MessageTraitOverrides1763800000000 } from './migrations/1763800000000-message-trait-overrides';
 import { MemoryDecayProgress1763900000000 } from './migrations/1763900000000-memory-decay-progress';
 import { MemoryEmbeddings1764100000000 } from './migrations/1764100000000-memory-embeddings';
+import { MemoryExactWords1764200000000 } from './migrations/1764200000000-memory-exact-words';
 import { EmbeddedDatabase } from './embedded-database';
 
 export const ENTITIES = [ProfileEntity, TraitEntity, MemoryEntity, MemoryEmbeddingEntity, MessageEntity];
@@ -19,6 +20,7 @@ export const MIGRATIONS = [
   MemoryDecayProgress1763900000000,
   MemoryRankingIndexes1764000000000,
   MemoryEmbeddings1764100000000,
+  MemoryExactWords1764200000000,
 ];
 
 /**

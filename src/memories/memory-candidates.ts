@@ -31,7 +31,11 @@ const CORPUS_SIZE = 10_000;
  * The CTEs that collect a profile's candidate memories for a question, ending in `candidates (id,
  * text_rank)`; the pure `rankMemories` then orders them.
  *
- * Relevance is BM25 over PostgreSQL full text ('english' stemming). For each word of the question, the
+ * Relevance is BM25 over PostgreSQL full text. A memory's vector holds its words both as English stems and
+ * as written ('simple'); each word of the question is looked up both ways and counts once per memory,
+ * with the rarity of its written form when the memory has that form, else of its stem. So a rare word
+ * that shares its stem with common ones ("organization", "organ") weighs as rare, and names that English
+ * drops as stop words ("Will", "US") are found when written as names (`namesIn`). For each word, the
  * number of the profile's memories containing it is counted (through the (profile_id, search_vector)
  * index, up to COMMON_WORD_MEMORIES), so that a word in half the memories, such as a name, weighs
  * little and a rare one much (`ts_rank` has no such weighting). Memories are selected by the question's
@@ -43,16 +47,26 @@ const CORPUS_SIZE = 10_000;
 export function memoryCandidatesSql(
   profileId: string,
   question: string,
+  names: string,
   perSource: string,
   semantic?: SemanticParameters,
 ): string {
-  return `terms AS MATERIALIZED (
+  return `units AS MATERIALIZED (
+      -- each word of the question as written and as its English stem (null for a stop word, which is
+      -- kept only when written as a name); a word of several parts is not stemmed
+      SELECT DISTINCT coalesce(s.stem, w.exact) AS unit, w.exact, s.stem
+      FROM unnest(tsvector_to_array(to_tsvector('simple'::regconfig, ${question}))) AS w (exact),
+           LATERAL (SELECT CASE WHEN count(*) > 1 THEN w.exact ELSE min(l) END AS stem
+                    FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, w.exact))) AS l) AS s
+      WHERE s.stem IS NOT NULL OR w.exact = ANY(${names})
+    ),
+    terms AS MATERIALIZED (
       SELECT w.lexeme,
              (SELECT count(*) FROM (
                 SELECT 1 FROM memories m
                 WHERE m.profile_id = ${profileId} AND m.search_vector @@ quote_literal(w.lexeme)::tsquery
                 LIMIT ${COMMON_WORD_MEMORIES}) AS found) AS df
-      FROM (SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, ${question}))) AS lexeme) AS w
+      FROM (SELECT exact AS lexeme FROM units UNION SELECT stem FROM units WHERE stem IS NOT NULL) AS w
     ),
     weighted AS MATERIALIZED (
       SELECT t.lexeme, quote_literal(t.lexeme)::tsquery AS word, t.df < ${COMMON_WORD_MEMORIES} AS selective,
@@ -72,14 +86,20 @@ export function memoryCandidatesSql(
       LIMIT ${MATCH_POOL}
     ),
     hits AS (
-      SELECT x.id, w.lexeme, length(x.search_vector) AS dl
+      SELECT x.id, w.lexeme, w.idf, length(x.search_vector) AS dl
       FROM matched x JOIN weighted w ON x.search_vector @@ w.word
+    ),
+    -- a word counts once per memory: as written when the memory has it so, else by its stem
+    word_hits AS (
+      SELECT h.id, u.unit, max(h.idf) AS idf, max(h.dl) AS dl
+      FROM hits h JOIN units u ON h.lexeme IN (u.exact, u.stem)
+      GROUP BY h.id, u.unit
     ),
     lengths AS (SELECT greatest(avg(length(search_vector)), 1) AS avgdl FROM matched),
     matching AS (
       SELECT h.id,
-             sum(w.idf * ${BM25_K1 + 1} / (1 + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * h.dl / l.avgdl))) AS text_rank
-      FROM hits h JOIN weighted w USING (lexeme), lengths l
+             sum(h.idf * ${BM25_K1 + 1} / (1 + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * h.dl / l.avgdl))) AS text_rank
+      FROM word_hits h, lengths l
       GROUP BY h.id
       ORDER BY text_rank DESC
       LIMIT ${perSource}
@@ -123,6 +143,27 @@ function nearestSql(profileId: string, perSource: string, semantic: SemanticPara
       ORDER BY e.embedding::vector <=> ${semantic.vector}::vector, e.memory_id
       LIMIT ${perSource}
     )`;
+}
+
+/** Most name-like words of a question looked up as written. */
+const MAX_NAMES = 32;
+
+/**
+ * Words of the question written as names or acronyms, lowercased: capitalised but not opening a
+ * sentence, or in capitals. Single letters ("I") are not names.
+ */
+export function namesIn(question: string): string[] {
+  const names = new Set<string>();
+  let previousEnd = 0;
+  for (const match of question.matchAll(/[\p{L}\p{N}]+/gu)) {
+    const word = match[0];
+    const opensSentence = previousEnd === 0 || /[.!?\n]/.test(question.slice(previousEnd, match.index));
+    previousEnd = match.index + word.length;
+    if (word.length < 2 || !/^\p{Lu}/u.test(word)) continue;
+    if (word === word.toUpperCase() || !opensSentence) names.add(word.toLowerCase());
+    if (names.size >= MAX_NAMES) break;
+  }
+  return [...names];
 }
 
 /** A candidate row as json_agg delivers it (timestamps as strings, ranks maybe as strings). */

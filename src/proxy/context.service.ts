@@ -9,6 +9,7 @@ import {
   CandidateRow,
   MAX_QUESTION_CHARS,
   memoryCandidatesSql,
+  namesIn,
   toRetrievedMemory,
 } from '../memories/memory-candidates';
 import { ProfilesService } from '../profiles/profiles.service';
@@ -75,17 +76,14 @@ export class ContextService {
     perSource: number,
     vector: QuestionVector | null,
   ): Promise<ChatProfileRow[]> {
-    const semantic = vector ? { vector: '$4', model: '$5', dimensions: '$6' } : undefined;
-    const values: unknown[] = [
-      userId,
-      question.slice(0, MAX_QUESTION_CHARS).replaceAll('\u0000', ''),
-      perSource,
-    ];
+    const semantic = vector ? { vector: '$5', model: '$6', dimensions: '$7' } : undefined;
+    const text = question.slice(0, MAX_QUESTION_CHARS).replaceAll('\u0000', '');
+    const values: unknown[] = [userId, text, perSource, namesIn(text)];
     if (vector) values.push(vector.literal, vector.model, vector.dimensions);
     return this.statements.query<ChatProfileRow>(
-      vector ? 'chat-context-semantic-v1' : 'chat-context-v5',
+      vector ? 'chat-context-semantic-v2' : 'chat-context-v6',
       `WITH profile AS (SELECT id, summary FROM profiles WHERE external_id = $1),
-       ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$3', semantic)}
+       ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$4::text[]', '$3', semantic)}
        SELECT p.id, p.summary,
          (SELECT coalesce(json_agg(json_build_object('key', t.key, 'value', t.value) ORDER BY t.key), '[]'::json)
           FROM traits t WHERE t.profile_id = p.id) AS traits,
