@@ -1,10 +1,18 @@
-import { createServer, Server } from 'node:http';
+import { createServer, Server, ServerResponse } from 'node:http';
 
 /**
  * A minimal OpenAI-compatible upstream for benchmarks: a fixed completion, or a short stream. It does as
  * little work as possible so that the measured difference is the proxy's own cost.
  */
-export async function startBenchUpstream(): Promise<{ url: string; close: () => Promise<void> }> {
+export interface BenchUpstream {
+  url: string;
+  /** From now on `/v1/embeddings` answers with this model's vectors. */
+  serveEmbeddings(model: { embed(text: string): number[] }): void;
+  close: () => Promise<void>;
+}
+
+export async function startBenchUpstream(): Promise<BenchUpstream> {
+  let embeddings: { embed(text: string): number[] } | null = null;
   const completion = JSON.stringify({
     id: 'chatcmpl-bench',
     object: 'chat.completion',
@@ -27,6 +35,7 @@ export async function startBenchUpstream(): Promise<{ url: string; close: () => 
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
     req.on('end', () => {
+      if (req.url?.endsWith('/embeddings')) return answerEmbeddings(res, Buffer.concat(parts), embeddings);
       const wantsStream = Buffer.concat(parts).includes('"stream":true');
       if (!wantsStream) {
         res.writeHead(200, {
@@ -46,10 +55,35 @@ export async function startBenchUpstream(): Promise<{ url: string; close: () => 
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}/v1`,
+    serveEmbeddings: (model) => {
+      embeddings = model;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+function answerEmbeddings(
+  res: ServerResponse,
+  body: Buffer,
+  model: { embed(text: string): number[] } | null,
+): void {
+  const request = JSON.parse(body.toString('utf8')) as { input: string | string[] };
+  const inputs = Array.isArray(request.input) ? request.input : [request.input];
+  const payload = model
+    ? JSON.stringify({
+        object: 'list',
+        data: inputs.map((input, index) => ({ object: 'embedding', index, embedding: model.embed(input) })),
+        model: 'bench-embeddings',
+        usage: { prompt_tokens: 0, total_tokens: 0 },
+      })
+    : JSON.stringify({ error: { message: 'no embeddings model', type: 'invalid_request_error' } });
+  res.writeHead(model ? 200 : 404, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+  });
+  res.end(payload);
 }

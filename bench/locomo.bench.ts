@@ -53,13 +53,13 @@ export async function benchLocomoRecall(serviceUrl: string, runTag: string): Pro
     const userId = `locomo-${sample.sample_id}-${runTag}`;
     await call(serviceUrl, 'POST', '/api/profiles', { externalId: userId });
     const memoryIdByTurn = new Map<string, string>();
-    for (const { turn, when } of turnsOf(sample)) {
+    for (const entry of turnsOf(sample)) {
       const res = await call(serviceUrl, 'POST', `/api/profiles/${encodeURIComponent(userId)}/memories`, {
-        content: `${turn.speaker} (${when}): ${turn.text}`,
+        content: memoryContent(entry),
         type: 'event',
       });
       const { memory } = (await res.json()) as { memory: { id: string } };
-      memoryIdByTurn.set(turn.dia_id, memory.id);
+      memoryIdByTurn.set(entry.turn.dia_id, memory.id);
       memoriesStored++;
     }
 
@@ -99,6 +99,16 @@ export async function benchLocomoRecall(serviceUrl: string, runTag: string): Pro
     memoriesStored,
     seconds: Math.round((Date.now() - started) / 1000),
   };
+}
+
+/** Every memory the recall benchmark stores, as stored (to train the stand-in embeddings model). */
+export function locomoTurnTexts(): string[] {
+  const samples = JSON.parse(readFileSync(LOCOMO_PATH, 'utf8')) as LocomoSample[];
+  return samples.flatMap((sample) => [...turnsOf(sample)].map(memoryContent));
+}
+
+function memoryContent({ turn, when }: { turn: LocomoTurn; when: string }): string {
+  return `${turn.speaker} (${when}): ${turn.text}`;
 }
 
 function* turnsOf(sample: LocomoSample): Generator<{ turn: LocomoTurn; when: string }> {

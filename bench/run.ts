@@ -3,11 +3,18 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { LoadResult } from './load';
-import { startBenchUpstream } from './fake-upstream';
+import { BenchUpstream, startBenchUpstream } from './fake-upstream';
+import { trainLsa } from './lsa-embeddings';
 import { benchContextScale, ContextScaleRow } from './context-scale.bench';
 import { benchExtraction } from './extraction.bench';
 import { benchIngest } from './ingest.bench';
-import { benchLocomoRecall, LOCOMO_PATH, locomoAvailable, RecallReport } from './locomo.bench';
+import {
+  benchLocomoRecall,
+  LOCOMO_PATH,
+  locomoAvailable,
+  locomoTurnTexts,
+  RecallReport,
+} from './locomo.bench';
 import { benchManagement } from './management.bench';
 import { benchProxyOverhead, ProxyOverhead } from './proxy.bench';
 import { ServiceProcess } from './service-process';
@@ -15,11 +22,17 @@ import { ServiceProcess } from './service-process';
 /**
  * `npm run bench`: every benchmark on the embedded database and on a PostgreSQL server, printed and kept
  * in bench/results/. BENCH_SCALE (default 1) scales the request counts; BENCH_TARGETS=embedded,postgres
- * picks the databases; BENCH_PG_ADMIN_URL names the server (a fresh database is created on it).
+ * picks the databases; BENCH_SUITES (default all) picks among management, proxy, ingest, locomo,
+ * extraction, context; BENCH_PG_ADMIN_URL names the server (a fresh database is created on it).
  */
+/** Size of the stand-in embeddings. */
+const LSA_DIMENSIONS = 256;
+const SUITES = ['management', 'proxy', 'ingest', 'locomo', 'extraction', 'context'];
 async function main(): Promise<void> {
   const scale = Number(process.env.BENCH_SCALE ?? '1');
   const targets = (process.env.BENCH_TARGETS ?? 'embedded,postgres').split(',').map((t) => t.trim());
+  const suites = new Set((process.env.BENCH_SUITES ?? SUITES.join(',')).split(',').map((s) => s.trim()));
+  for (const suite of suites) if (!SUITES.includes(suite)) throw new Error(`unknown bench suite ${suite}`);
   const adminUrl = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const results: Record<
     string,
@@ -29,12 +42,13 @@ async function main(): Promise<void> {
       ingest?: LoadResult[];
       extraction?: LoadResult[];
       contextScale?: ContextScaleRow[];
-      locomo?: { ranked: RecallReport; baseline: RecallReport };
+      locomo?: LocomoResults;
     }
   > = {};
   const report = {
     date: new Date().toISOString(),
     command: 'npm run bench',
+    suites: [...suites],
     machine: {
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model,
@@ -58,38 +72,25 @@ async function main(): Promise<void> {
       RATE_LIMIT_PER_MINUTE: '0',
       INGEST_RATE_LIMIT_PER_MINUTE: '0',
     };
+    results[label] = { management: [], proxy: [] };
+    const result = results[label];
     try {
       const service = await ServiceProcess.start(serviceEnv);
       try {
-        const management = await benchManagement(service.url, scale);
-        printTable(management);
-        const proxy = await benchProxyOverhead(service.url, upstream.url, scale);
-        printProxyTable(proxy);
-        const ingest = await benchIngest(service.url, scale);
-        printTable(ingest);
-        results[label] = { management, proxy, ingest };
-        if (locomoAvailable()) {
-          const ranked = await benchLocomoRecall(service.url, 'ranked');
-          await service.stop();
-          // The baseline: the same path with relevance switched off (importance and recency only).
-          const baselineService = await ServiceProcess.start({ ...serviceEnv, RANK_WEIGHT_RELEVANCE: '0' });
-          const baseline = await benchLocomoRecall(baselineService.url, 'baseline');
-          await baselineService.stop();
-          printLocomoTable(ranked, baseline);
-          results[label].locomo = { ranked, baseline };
-        } else {
-          console.log(`LoCoMo data not found at ${LOCOMO_PATH}: retrieval quality not measured`);
-        }
+        if (suites.has('management'))
+          printTable((result.management = await benchManagement(service.url, scale)));
+        if (suites.has('proxy'))
+          printProxyTable((result.proxy = await benchProxyOverhead(service.url, upstream.url, scale)));
+        if (suites.has('ingest')) printTable((result.ingest = await benchIngest(service.url, scale)));
       } finally {
         await service.stop();
       }
+      if (suites.has('locomo')) result.locomo = await benchLocomo(serviceEnv, upstream);
       // Starts services of its own (the extraction LLM's address is part of their environment).
-      const extraction = await benchExtraction(serviceEnv, scale);
-      printTable(extraction);
-      results[label].extraction = extraction;
-      const contextScale = await benchContextScale(serviceEnv, scale);
-      printContextScaleTable(contextScale);
-      results[label].contextScale = contextScale;
+      if (suites.has('extraction'))
+        printTable((result.extraction = await benchExtraction(serviceEnv, scale)));
+      if (suites.has('context'))
+        printContextScaleTable((result.contextScale = await benchContextScale(serviceEnv, scale)));
     } finally {
       await upstream.close();
       await cleanup();
@@ -101,6 +102,64 @@ async function main(): Promise<void> {
   const file = join(resultsDir, `${report.date.slice(0, 19).replace(/:/g, '-')}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\nmachine: ${JSON.stringify(report.machine)}\nsaved ${file}`);
+}
+
+interface LocomoResults {
+  ranked: RecallReport;
+  baseline: RecallReport;
+  /** With semantic ranking on, where the database has pgvector. */
+  semantic?: RecallReport;
+}
+
+/**
+ * LoCoMo recall three ways, each on a fresh service: ranked by words (the default), the baseline with
+ * relevance switched off (importance and recency only), and with semantic ranking, where pgvector
+ * exists, using a stand-in embeddings model served by the bench upstream (LSA trained on the
+ * conversations' turns: no real model can be reached here).
+ */
+async function benchLocomo(
+  serviceEnv: Record<string, string | undefined>,
+  upstream: BenchUpstream,
+): Promise<LocomoResults | undefined> {
+  if (!locomoAvailable()) {
+    console.log(`LoCoMo data not found at ${LOCOMO_PATH}: retrieval quality not measured`);
+    return undefined;
+  }
+  const measure = async (tag: string, env: Record<string, string | undefined>) => {
+    const service = await ServiceProcess.start({ ...serviceEnv, ...env });
+    try {
+      return await benchLocomoRecall(service.url, tag);
+    } finally {
+      await service.stop();
+    }
+  };
+  const ranked = await measure('ranked', {});
+  const baseline = await measure('baseline', { RANK_WEIGHT_RELEVANCE: '0' });
+  let semantic: RecallReport | undefined;
+  if (await hasPgvector(serviceEnv)) {
+    upstream.serveEmbeddings(trainLsa(locomoTurnTexts(), { dimensions: LSA_DIMENSIONS }));
+    semantic = await measure('semantic', {
+      EMBEDDINGS_MODEL: 'lsa-stand-in',
+      EMBEDDINGS_TIMEOUT_MS: '10000',
+    });
+  } else {
+    console.log('the database has no pgvector: LoCoMo with semantic ranking not measured');
+  }
+  printLocomoTable(ranked, baseline, semantic);
+  return { ranked, baseline, semantic };
+}
+
+/** PGlite always has pgvector; a server only when the extension is installed. */
+async function hasPgvector(env: Record<string, string | undefined>): Promise<boolean> {
+  if (!env.DATABASE_URL) return true;
+  const client = new Client({ connectionString: env.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
+    return rows.length > 0;
+  } finally {
+    await client.end();
+  }
 }
 
 async function prepareTarget(
@@ -165,17 +224,22 @@ function printContextScaleTable(rows: ContextScaleRow[]): void {
   }
 }
 
-function printLocomoTable(ranked: RecallReport, baseline: RecallReport): void {
+function printLocomoTable(ranked: RecallReport, baseline: RecallReport, semantic?: RecallReport): void {
+  const semanticCell = (value: number | undefined) => (semantic ? ` ${value} |` : '');
   console.log(
-    `\n| LoCoMo recall@<=10 (${ranked.questions} questions, ${ranked.memoriesStored} memories) | ranked | baseline (importance + recency) |`,
+    `\n| LoCoMo recall@<=10 (${ranked.questions} questions, ${ranked.memoriesStored} memories) | ranked by words | baseline (importance + recency) |${semantic ? ' words + LSA stand-in embeddings |' : ''}`,
   );
-  console.log('|---|---:|---:|');
-  console.log(`| overall | ${ranked.recall} | ${baseline.recall} |`);
+  console.log(`|---|---:|---:|${semantic ? '---:|' : ''}`);
+  console.log(`| overall | ${ranked.recall} | ${baseline.recall} |${semanticCell(semantic?.recall)}`);
   for (const category of Object.keys(ranked.byCategory)) {
     const r = ranked.byCategory[category];
-    console.log(`| ${category} (${r.questions}) | ${r.recall} | ${baseline.byCategory[category].recall} |`);
+    console.log(
+      `| ${category} (${r.questions}) | ${r.recall} | ${baseline.byCategory[category].recall} |${semanticCell(semantic?.byCategory[category].recall)}`,
+    );
   }
-  console.log(`| mean memories injected | ${ranked.meanInjected} | ${baseline.meanInjected} |`);
+  console.log(
+    `| mean memories injected | ${ranked.meanInjected} | ${baseline.meanInjected} |${semanticCell(semantic?.meanInjected)}`,
+  );
 }
 
 function printProxyTable(rows: ProxyOverhead[]): void {
