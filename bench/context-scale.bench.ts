@@ -5,11 +5,17 @@ import { LoadResult, runLoad } from './load';
 import { ServiceProcess } from './service-process';
 
 export const PROFILE_SIZES = [1_000, 10_000, 100_000];
+/** Profiles measured with semantic ranking too (their memories get embeddings of this size). */
+const SEMANTIC_SIZES = [1_000, 10_000];
+export const BENCH_EMBEDDING_DIMENSIONS = 1536;
+const BENCH_EMBEDDINGS_MODEL = 'bench-pseudo-random';
 /** Pseudo-words w0..w4999; memories draw them skewed towards the low numbers, as real text favours some words. */
 const VOCABULARY = 5000;
 
 export interface ContextScaleRow extends LoadResult {
   memories: number;
+  /** With semantic ranking: the question embedded by the bench upstream, nearest memories by cosine. */
+  semantic?: boolean;
   /** Resident memory of the service after the run, and its growth during it. */
   rssMiB: number;
   rssGrowthMiB: number;
@@ -26,41 +32,61 @@ export interface ContextScaleRow extends LoadResult {
 export async function benchContextScale(
   serviceEnv: Record<string, string | undefined>,
   scale: number,
+  semantic: boolean,
 ): Promise<ContextScaleRow[]> {
   const databaseUrl = serviceEnv.DATABASE_URL;
   // Let the service create the schema first.
   await (await ServiceProcess.start(serviceEnv)).stop();
-  await fill(databaseUrl, serviceEnv.DATA_DIR);
+  await fill(databaseUrl, serviceEnv.DATA_DIR, semantic);
 
+  const requests = Math.max(50, Math.round(200 * scale));
+  const rows = await measure(serviceEnv, PROFILE_SIZES, requests, false);
+  if (semantic) {
+    const semanticEnv = { ...serviceEnv, EMBEDDINGS_MODEL: BENCH_EMBEDDINGS_MODEL };
+    rows.push(...(await measure(semanticEnv, SEMANTIC_SIZES, requests, true)));
+  }
+  return rows;
+}
+
+async function measure(
+  serviceEnv: Record<string, string | undefined>,
+  sizes: number[],
+  requests: number,
+  semantic: boolean,
+): Promise<ContextScaleRow[]> {
   const service = await ServiceProcess.start(serviceEnv);
   const rows: ContextScaleRow[] = [];
   try {
-    const requests = Math.max(50, Math.round(200 * scale));
-    for (const size of PROFILE_SIZES) {
+    for (const size of sizes) {
       const before = residentMiB(service.pid);
-      const result = await runLoad(service.url, `context at ${size} memories`, {
-        requests,
-        concurrency: 1,
-        next: (i) => ({
-          method: 'POST',
-          path: '/v1/chat/completions',
-          headers: { 'x-service-id': `bench-scale-${size}` },
-          body: {
-            model: 'bench-model',
-            messages: [
-              {
-                role: 'user',
-                content: `Which w${(i * 37) % VOCABULARY} or w${(i * 91) % VOCABULARY} do I like?`,
-              },
-            ],
-            service: { skipExtraction: true },
-          },
-        }),
-      });
+      const result = await runLoad(
+        service.url,
+        `context at ${size} memories${semantic ? ', semantic' : ''}`,
+        {
+          requests,
+          concurrency: 1,
+          next: (i) => ({
+            method: 'POST',
+            path: '/v1/chat/completions',
+            headers: { 'x-service-id': `bench-scale-${size}` },
+            body: {
+              model: 'bench-model',
+              messages: [
+                {
+                  role: 'user',
+                  content: `Which w${(i * 37) % VOCABULARY} or w${(i * 91) % VOCABULARY} do I like?`,
+                },
+              ],
+              service: { skipExtraction: true },
+            },
+          }),
+        },
+      );
       const after = residentMiB(service.pid);
       rows.push({
         ...result,
         memories: size,
+        semantic,
         rssMiB: after,
         rssGrowthMiB: Math.round((after - before) * 10) / 10,
       });
@@ -71,7 +97,11 @@ export async function benchContextScale(
   return rows;
 }
 
-async function fill(databaseUrl: string | undefined, dataDir: string | undefined): Promise<void> {
+async function fill(
+  databaseUrl: string | undefined,
+  dataDir: string | undefined,
+  semantic: boolean,
+): Promise<void> {
   const statements = PROFILE_SIZES.flatMap((size) => [
     `INSERT INTO profiles (external_id) VALUES ('bench-scale-${size}') ON CONFLICT (external_id) DO NOTHING`,
     `INSERT INTO memories (profile_id, content, content_hash, type, importance, created_at)
@@ -82,6 +112,18 @@ async function fill(databaseUrl: string | undefined, dataDir: string | undefined
      WHERE p.external_id = 'bench-scale-${size}'
      ON CONFLICT (profile_id, content_hash) DO NOTHING`,
   ]);
+  if (semantic) {
+    // Pseudo-random unit-scale vectors for the measured profiles; the others get a one-number stand-in
+    // (never compared: its size differs) so that the service's indexer finds nothing to embed.
+    statements.push(`INSERT INTO memory_embeddings (memory_id, profile_id, model, embedding)
+      SELECT m.id, m.profile_id, '${BENCH_EMBEDDINGS_MODEL}',
+             CASE WHEN p.external_id IN (${SEMANTIC_SIZES.map((size) => `'bench-scale-${size}'`).join(', ')})
+                  THEN ARRAY(SELECT sin(hashtext(m.id::text) + d * 0.7) FROM generate_series(1, ${BENCH_EMBEDDING_DIMENSIONS}) d)::real[]
+                  ELSE ARRAY[1]::real[] END
+      FROM memories m JOIN profiles p ON p.id = m.profile_id
+      WHERE p.external_id LIKE 'bench-scale-%'
+      ON CONFLICT (memory_id) DO NOTHING`);
+  }
   statements.push('ANALYZE memories');
   if (databaseUrl) {
     const client = new Client({ connectionString: databaseUrl });

@@ -87,3 +87,17 @@ function answerEmbeddings(
   });
   res.end(payload);
 }
+
+/** A model without meaning, for timing: a deterministic pseudo-random vector per text. */
+export function pseudoRandomEmbeddings(dimensions: number): { embed(text: string): number[] } {
+  return {
+    embed(text) {
+      let state = 2166136261;
+      for (const char of text) state = Math.imul(state ^ char.charCodeAt(0), 16777619) >>> 0;
+      return Array.from({ length: dimensions }, () => {
+        state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+        return state / 2 ** 31 - 1;
+      });
+    },
+  };
+}

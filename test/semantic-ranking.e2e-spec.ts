@@ -127,6 +127,32 @@ describe('Semantic ranking', () => {
     expect(calls[0].body).toMatchObject({ model: 'topic-embedding', encoding_format: 'float' });
   });
 
+  it('embeds the memories that ingest and background extraction learn, in one batch per extraction', async () => {
+    const profile = await makeProfile(t, 'learned-user');
+    const res = await t
+      .admin()
+      .post(`/api/profiles/${profile.id}/ingest`)
+      .send({ data: 'I live in Berlin. I love hiking. I have two kids.' })
+      .expect(200);
+    const learned: string[] = res.body.extracted.memories.map((m: { id: string }) => m.id);
+    expect(learned.length).toBeGreaterThan(1);
+    await t
+      .api()
+      .post('/v1/chat/completions')
+      .set('X-Service-Id', 'learned-user')
+      .send({ model: 'm', messages: [{ role: 'user', content: 'I adopted a kitten called Mochi.' }] })
+      .expect(200);
+    await t.drain();
+    const memories = await t.admin().get(`/api/profiles/${profile.id}/memories`).expect(200);
+    const all: string[] = memories.body.memories.map((m: { id: string }) => m.id);
+    expect(all.length).toBeGreaterThan(learned.length);
+    const embedded = (await storedEmbeddings(profile.id)).map((row) => row.memory_id);
+    if (!semantic) return expect(embedded).toEqual([]);
+    expect(embedded.sort()).toEqual(all.sort());
+    const batchSizes = embeddingCalls(fake).map((call) => (call.body.input as string[]).length);
+    expect(batchSizes[0]).toBe(learned.length);
+  });
+
   it('injects the memory that answers by meaning when no word is shared (words alone without pgvector)', async () => {
     const { puppy } = await petProfile('meaning-user');
     fake.reset();

@@ -30,6 +30,52 @@ describe('loadConfig', () => {
     expect(own.llm).toMatchObject({ baseUrl: 'http://llm:1/v1', apiKey: 'sk-llm' });
   });
 
+  it('turns semantic ranking on only with EMBEDDINGS_MODEL, with the upstream as default endpoint', () => {
+    expect(loadConfig({ EMBEDDINGS_BASE_URL: 'http://e:1/v1' }).embeddings).toBeNull();
+    expect(loadConfig({}).ranking.semanticShare).toBe(0.5);
+    const config = loadConfig({
+      UPSTREAM_BASE_URL: 'http://127.0.0.1:9/v1',
+      UPSTREAM_API_KEY: 'sk-up',
+      EMBEDDINGS_MODEL: 'text-embedding-3-small',
+    });
+    expect(config.embeddings).toEqual({
+      model: 'text-embedding-3-small',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: 'sk-up',
+      dimensions: null,
+      timeoutMs: 2_000,
+    });
+    const own = loadConfig({
+      EMBEDDINGS_MODEL: 'm',
+      EMBEDDINGS_BASE_URL: 'http://e:1/v1/',
+      EMBEDDINGS_API_KEY: 'sk-e',
+      EMBEDDINGS_DIMENSIONS: '512',
+      EMBEDDINGS_TIMEOUT_MS: '300',
+      RANK_SEMANTIC_SHARE: '0.7',
+    });
+    expect(own.embeddings).toEqual({
+      model: 'm',
+      baseUrl: 'http://e:1/v1',
+      apiKey: 'sk-e',
+      dimensions: 512,
+      timeoutMs: 300,
+    });
+    expect(own.ranking.semanticShare).toBe(0.7);
+  });
+
+  it.each([
+    ['EMBEDDINGS_DIMENSIONS', '0'],
+    ['EMBEDDINGS_DIMENSIONS', '16001'],
+    ['EMBEDDINGS_DIMENSIONS', 'many'],
+    ['EMBEDDINGS_TIMEOUT_MS', '0'],
+    ['EMBEDDINGS_BASE_URL', 'file:///etc/passwd'],
+    ['RANK_SEMANTIC_SHARE', '1.5'],
+  ])('refuses %s=%s, naming the variable', (variable, value) => {
+    expect(() => loadConfig({ EMBEDDINGS_MODEL: 'm', [variable]: value })).toThrow(
+      new RegExp(`Invalid configuration: ${variable}`),
+    );
+  });
+
   it('reads sizes, lists and case-insensitive choices', () => {
     const config = loadConfig({
       BODY_LIMIT: '2048KB',

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
+import type { RankingWeights } from '../memories/memory-ranking';
 
 export type ExtractorMode = 'auto' | 'llm' | 'heuristic';
 export type UpstreamProvider = 'openai' | 'anthropic';
@@ -25,7 +26,7 @@ export interface AppConfig {
   llm: { baseUrl: string; apiKey: string | null; model: string };
   context: { maxMemories: number; maxChars: number };
   /** Weights of memory ranking (see memories/memory-ranking.ts). */
-  ranking: { relevance: number; importance: number; recency: number; recencyHalfLifeDays: number };
+  ranking: RankingWeights;
   extractor: ExtractorMode;
   extraction: ExtractionSettings;
   traitSchemasFile: string | null;
@@ -143,6 +144,7 @@ export function loadConfig(env: Env): AppConfig {
       importance: read.decimal('RANK_WEIGHT_IMPORTANCE', 0.3, 0, 100),
       recency: read.decimal('RANK_WEIGHT_RECENCY', 0.1, 0, 100),
       recencyHalfLifeDays: read.decimal('RANK_RECENCY_HALF_LIFE_DAYS', 30, 0.01, 36_500),
+      semanticShare: read.decimal('RANK_SEMANTIC_SHARE', 0.5, 0, 1),
     },
     extractor: read.oneOf('EXTRACTOR', ['auto', 'llm', 'heuristic'] as const, 'auto'),
     extraction: {

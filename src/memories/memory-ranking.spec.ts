@@ -123,6 +123,17 @@ describe('rankMemories', () => {
       [0.5, 0.75, 0.25, 0].forEach((expected, index) => expect(relevance[index]).toBeCloseTo(expected));
     });
 
+    it('takes the configured share of relevance from meaning', () => {
+      const candidates = [
+        memory('words', { textRank: 1, vectorSimilarity: 0.1 }),
+        memory('meaning', { vectorSimilarity: 0.9 }),
+      ];
+      expect(relevanceOf(candidates, 0)).toEqual([1, 0]);
+      expect(relevanceOf(candidates, 1)).toEqual([0, 1]);
+      const ranked = rankMemories(candidates, now, { ...DEFAULT_RANKING_WEIGHTS, semanticShare: 0.8 });
+      expect(ranked[0].id).toBe('meaning');
+    });
+
     it('gives no vector relevance when every similarity is the same', () => {
       expect(
         relevanceOf([

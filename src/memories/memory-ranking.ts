@@ -4,6 +4,8 @@ export interface RankingWeights {
   recency: number;
   /** Days after which recency has halved. */
   recencyHalfLifeDays: number;
+  /** With semantic ranking, the share of relevance that comes from meaning (the rest from words). */
+  semanticShare: number;
 }
 
 export const DEFAULT_RANKING_WEIGHTS: RankingWeights = {
@@ -11,6 +13,7 @@ export const DEFAULT_RANKING_WEIGHTS: RankingWeights = {
   importance: 0.3,
   recency: 0.1,
   recencyHalfLifeDays: 30,
+  semanticShare: 0.5,
 };
 
 export interface RankCandidate {
@@ -35,8 +38,8 @@ export interface RankCandidate {
  * Relevance is the full-text rank normalised against the best match of this question, so its scale does
  * not depend on the query's length. With semantic ranking the two orders are fused by their scores
  * (relative score fusion): the vector similarity is scaled from the least to the most similar of the
- * question's nearest memories, and relevance is the mean of the two scaled scores. Positions alone
- * (reciprocal rank fusion) were not used: every memory of a small profile is among the "nearest", and
+ * question's nearest memories, and relevance mixes the two scaled scores (`semanticShare` of it from
+ * meaning, by default half). Positions alone (reciprocal rank fusion) were not used: every memory of a small profile is among the "nearest", and
  * the tenth of twelve unrelated memories would weigh almost as much as the one that answers.
  * Ties keep the newer memory first, then the id, so the order is stable.
  */
@@ -45,7 +48,7 @@ export function rankMemories<T extends RankCandidate>(
   now: Date,
   weights = DEFAULT_RANKING_WEIGHTS,
 ): T[] {
-  const relevance = relevanceOf(candidates);
+  const relevance = relevanceOf(candidates, weights.semanticShare);
   const scored = candidates.map((candidate, index) => ({
     candidate,
     score: scoreMemory(candidate, relevance[index], now, weights),
@@ -60,7 +63,7 @@ export function rankMemories<T extends RankCandidate>(
 }
 
 /** Each candidate's relevance in [0, 1], in the order given. */
-export function relevanceOf(candidates: readonly RankCandidate[]): number[] {
+export function relevanceOf(candidates: readonly RankCandidate[], semanticShare = 0.5): number[] {
   const text = scaledToBest(candidates.map((candidate) => candidate.textRank));
   const similarities = candidates
     .map((candidate) => candidate.vectorSimilarity)
@@ -71,7 +74,7 @@ export function relevanceOf(candidates: readonly RankCandidate[]): number[] {
   return candidates.map((candidate, index) => {
     const similarity = candidate.vectorSimilarity;
     const vector = similarity === null || spread <= 0 ? 0 : (similarity - least) / spread;
-    return (text[index] + vector) / 2;
+    return (1 - semanticShare) * text[index] + semanticShare * vector;
   });
 }
 
