@@ -1,9 +1,9 @@
 import {
+  BeforeApplicationShutdown,
   Inject,
   Injectable,
   Logger,
   OnApplicationBootstrap,
-  OnApplicationShutdown,
   Optional,
 } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
@@ -38,7 +38,7 @@ type Embedded =
  * memory without an embedding is still found by its words.
  */
 @Injectable()
-export class EmbeddingIndexer implements OnApplicationBootstrap, OnApplicationShutdown {
+export class EmbeddingIndexer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('EmbeddingIndexer');
   private readonly queued = new Set<string>();
   private sweepWanted = false;
@@ -60,7 +60,8 @@ export class EmbeddingIndexer implements OnApplicationBootstrap, OnApplicationSh
     this.kick();
   }
 
-  onApplicationShutdown(): void {
+  /** Before BackgroundWork drains: the call in flight is aborted; what is left waits for the next boot. */
+  beforeApplicationShutdown(): void {
     this.stopping.abort();
     clearTimeout(this.retryTimer);
   }

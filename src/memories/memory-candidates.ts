@@ -140,7 +140,7 @@ function nearestSql(profileId: string, perSource: string, semantic: SemanticPara
       FROM memory_embeddings e
       WHERE e.profile_id = ${profileId} AND e.model = ${semantic.model}
         AND cardinality(e.embedding) = ${semantic.dimensions}
-      ORDER BY e.embedding::vector <=> ${semantic.vector}::vector, e.memory_id
+      ORDER BY similarity DESC, e.memory_id
       LIMIT ${perSource}
     )`;
 }
