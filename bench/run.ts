@@ -3,9 +3,9 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { LoadResult } from './load';
-import { BenchUpstream, startBenchUpstream } from './fake-upstream';
+import { BenchUpstream, pseudoRandomEmbeddings, startBenchUpstream } from './fake-upstream';
 import { trainLsa } from './lsa-embeddings';
-import { benchContextScale, ContextScaleRow } from './context-scale.bench';
+import { BENCH_EMBEDDING_DIMENSIONS, benchContextScale, ContextScaleRow } from './context-scale.bench';
 import { benchExtraction } from './extraction.bench';
 import { benchIngest } from './ingest.bench';
 import {
@@ -18,16 +18,18 @@ import {
 import { benchManagement } from './management.bench';
 import { benchProxyOverhead, ProxyOverhead } from './proxy.bench';
 import { ServiceProcess } from './service-process';
+import { benchRankingWeights, printWeightsTable, WeightsReport } from './weights.bench';
 
 /**
  * `npm run bench`: every benchmark on the embedded database and on a PostgreSQL server, printed and kept
  * in bench/results/. BENCH_SCALE (default 1) scales the request counts; BENCH_TARGETS=embedded,postgres
  * picks the databases; BENCH_SUITES (default all) picks among management, proxy, ingest, locomo,
- * extraction, context; BENCH_PG_ADMIN_URL names the server (a fresh database is created on it).
+ * weights (ranking weights on scenarios where importance and recency matter), extraction, context;
+ * BENCH_PG_ADMIN_URL names the server (a fresh database is created on it).
  */
 /** Size of the stand-in embeddings. */
 const LSA_DIMENSIONS = 256;
-const SUITES = ['management', 'proxy', 'ingest', 'locomo', 'extraction', 'context'];
+const SUITES = ['management', 'proxy', 'ingest', 'locomo', 'weights', 'extraction', 'context'];
 async function main(): Promise<void> {
   const scale = Number(process.env.BENCH_SCALE ?? '1');
   const targets = (process.env.BENCH_TARGETS ?? 'embedded,postgres').split(',').map((t) => t.trim());
@@ -43,6 +45,7 @@ async function main(): Promise<void> {
       extraction?: LoadResult[];
       contextScale?: ContextScaleRow[];
       locomo?: LocomoResults;
+      weights?: WeightsReport;
     }
   > = {};
   const report = {
@@ -86,11 +89,17 @@ async function main(): Promise<void> {
         await service.stop();
       }
       if (suites.has('locomo')) result.locomo = await benchLocomo(serviceEnv, upstream);
+      // Starts a service per weight combination (the weights are part of its environment).
+      if (suites.has('weights'))
+        printWeightsTable((result.weights = await benchRankingWeights(serviceEnv, scale)));
       // Starts services of its own (the extraction LLM's address is part of their environment).
       if (suites.has('extraction'))
         printTable((result.extraction = await benchExtraction(serviceEnv, scale)));
-      if (suites.has('context'))
-        printContextScaleTable((result.contextScale = await benchContextScale(serviceEnv, scale)));
+      if (suites.has('context')) {
+        const semantic = await hasPgvector(serviceEnv);
+        if (semantic) upstream.serveEmbeddings(pseudoRandomEmbeddings(BENCH_EMBEDDING_DIMENSIONS));
+        printContextScaleTable((result.contextScale = await benchContextScale(serviceEnv, scale, semantic)));
+      }
     } finally {
       await upstream.close();
       await cleanup();
@@ -219,7 +228,7 @@ function printContextScaleTable(rows: ContextScaleRow[]): void {
   console.log('|---|---:|---:|---:|---:|');
   for (const r of rows) {
     console.log(
-      `| ${r.memories} memories in the profile | ${r.throughput} | ${r.p50Ms} | ${r.p99Ms} | ${r.rssMiB} (+${r.rssGrowthMiB}) |`,
+      `| ${r.memories} memories in the profile${r.semantic ? ', semantic ranking' : ''} | ${r.throughput} | ${r.p50Ms} | ${r.p99Ms} | ${r.rssMiB} (+${r.rssGrowthMiB}) |`,
     );
   }
 }

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
-import type { RankingWeights } from '../memories/memory-ranking';
+import { DEFAULT_RANKING_WEIGHTS, type RankingWeights } from '../memories/memory-ranking';
 
 export type ExtractorMode = 'auto' | 'llm' | 'heuristic';
 export type UpstreamProvider = 'openai' | 'anthropic';
@@ -140,11 +140,16 @@ export function loadConfig(env: Env): AppConfig {
       maxChars: read.integer('CONTEXT_MAX_CHARS', 4000, 200, 100_000),
     },
     ranking: {
-      relevance: read.decimal('RANK_WEIGHT_RELEVANCE', 0.6, 0, 100),
-      importance: read.decimal('RANK_WEIGHT_IMPORTANCE', 0.3, 0, 100),
-      recency: read.decimal('RANK_WEIGHT_RECENCY', 0.1, 0, 100),
-      recencyHalfLifeDays: read.decimal('RANK_RECENCY_HALF_LIFE_DAYS', 30, 0.01, 36_500),
-      semanticShare: read.decimal('RANK_SEMANTIC_SHARE', 0.5, 0, 1),
+      relevance: read.decimal('RANK_WEIGHT_RELEVANCE', DEFAULT_RANKING_WEIGHTS.relevance, 0, 100),
+      importance: read.decimal('RANK_WEIGHT_IMPORTANCE', DEFAULT_RANKING_WEIGHTS.importance, 0, 100),
+      recency: read.decimal('RANK_WEIGHT_RECENCY', DEFAULT_RANKING_WEIGHTS.recency, 0, 100),
+      recencyHalfLifeDays: read.decimal(
+        'RANK_RECENCY_HALF_LIFE_DAYS',
+        DEFAULT_RANKING_WEIGHTS.recencyHalfLifeDays,
+        0.01,
+        36_500,
+      ),
+      semanticShare: read.decimal('RANK_SEMANTIC_SHARE', DEFAULT_RANKING_WEIGHTS.semanticShare, 0, 1),
     },
     extractor: read.oneOf('EXTRACTOR', ['auto', 'llm', 'heuristic'] as const, 'auto'),
     extraction: {
