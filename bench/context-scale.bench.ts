@@ -113,16 +113,16 @@ async function fill(
      ON CONFLICT (profile_id, content_hash) DO NOTHING`,
   ]);
   if (semantic) {
-    // Pseudo-random unit-scale vectors for the measured profiles; the others get a one-number stand-in
-    // (never compared: its size differs) so that the service's indexer finds nothing to embed.
+    // Pseudo-random vectors for the measured profiles. Every other memory in the database (earlier
+    // suites' too) gets a one-number stand-in, never compared (its size differs), so that the service's
+    // indexer finds nothing to embed while the requests are timed.
     statements.push(`INSERT INTO memory_embeddings (memory_id, profile_id, model, embedding)
       SELECT m.id, m.profile_id, '${BENCH_EMBEDDINGS_MODEL}',
              CASE WHEN p.external_id IN (${SEMANTIC_SIZES.map((size) => `'bench-scale-${size}'`).join(', ')})
                   THEN ARRAY(SELECT sin(hashtext(m.id::text) + d * 0.7) FROM generate_series(1, ${BENCH_EMBEDDING_DIMENSIONS}) d)::real[]
                   ELSE ARRAY[1]::real[] END
       FROM memories m JOIN profiles p ON p.id = m.profile_id
-      WHERE p.external_id LIKE 'bench-scale-%'
-      ON CONFLICT (memory_id) DO NOTHING`);
+      ON CONFLICT (memory_id) DO UPDATE SET model = EXCLUDED.model, embedding = EXCLUDED.embedding`);
   }
   statements.push('ANALYZE memories');
   if (databaseUrl) {

@@ -20,6 +20,10 @@ import { benchProxyOverhead, ProxyOverhead } from './proxy.bench';
 import { ServiceProcess } from './service-process';
 import { benchRankingWeights, printWeightsTable, WeightsReport } from './weights.bench';
 
+/** Size of the stand-in embeddings. */
+const LSA_DIMENSIONS = 256;
+const SUITES = ['management', 'proxy', 'ingest', 'locomo', 'weights', 'extraction', 'context'];
+
 /**
  * `npm run bench`: every benchmark on the embedded database and on a PostgreSQL server, printed and kept
  * in bench/results/. BENCH_SCALE (default 1) scales the request counts; BENCH_TARGETS=embedded,postgres
@@ -27,9 +31,6 @@ import { benchRankingWeights, printWeightsTable, WeightsReport } from './weights
  * weights (ranking weights on scenarios where importance and recency matter), extraction, context;
  * BENCH_PG_ADMIN_URL names the server (a fresh database is created on it).
  */
-/** Size of the stand-in embeddings. */
-const LSA_DIMENSIONS = 256;
-const SUITES = ['management', 'proxy', 'ingest', 'locomo', 'weights', 'extraction', 'context'];
 async function main(): Promise<void> {
   const scale = Number(process.env.BENCH_SCALE ?? '1');
   const targets = (process.env.BENCH_TARGETS ?? 'embedded,postgres').split(',').map((t) => t.trim());
