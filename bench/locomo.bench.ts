@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { callService, injectedMemoryIds, mean } from './service-http';
 
 /** The LoCoMo data lives outside the repository (its licence forbids copying it in). */
 export const LOCOMO_PATH =
@@ -51,13 +52,18 @@ export async function benchLocomoRecall(serviceUrl: string, runTag: string): Pro
 
   for (const sample of samples) {
     const userId = `locomo-${sample.sample_id}-${runTag}`;
-    await call(serviceUrl, 'POST', '/api/profiles', { externalId: userId });
+    await callService(serviceUrl, 'POST', '/api/profiles', { externalId: userId });
     const memoryIdByTurn = new Map<string, string>();
     for (const entry of turnsOf(sample)) {
-      const res = await call(serviceUrl, 'POST', `/api/profiles/${encodeURIComponent(userId)}/memories`, {
-        content: memoryContent(entry),
-        type: 'event',
-      });
+      const res = await callService(
+        serviceUrl,
+        'POST',
+        `/api/profiles/${encodeURIComponent(userId)}/memories`,
+        {
+          content: memoryContent(entry),
+          type: 'event',
+        },
+      );
       const { memory } = (await res.json()) as { memory: { id: string } };
       memoryIdByTurn.set(entry.turn.dia_id, memory.id);
       memoriesStored++;
@@ -68,7 +74,7 @@ export async function benchLocomoRecall(serviceUrl: string, runTag: string): Pro
         .map((id) => memoryIdByTurn.get(id))
         .filter((id): id is string => !!id);
       if (evidence.length === 0) continue;
-      const res = await call(
+      const res = await callService(
         serviceUrl,
         'POST',
         '/v1/chat/completions',
@@ -80,7 +86,7 @@ export async function benchLocomoRecall(serviceUrl: string, runTag: string): Pro
         { 'x-service-id': userId },
       );
       await res.arrayBuffer();
-      const injected = injectedMemoryIds(res.headers.get('x-service-context-ids'));
+      const injected = new Set(injectedMemoryIds(res));
       const found = evidence.filter((id) => injected.has(id)).length;
       perQuestion.push({ category: qa.category, recall: found / evidence.length, injected: injected.size });
     }
@@ -122,31 +128,4 @@ function* turnsOf(sample: LocomoSample): Generator<{ turn: LocomoTurn; when: str
     const when = typeof dateTime === 'string' ? dateTime : '';
     for (const turn of sample.conversation[`session_${session}`] as LocomoTurn[]) yield { turn, when };
   }
-}
-
-function injectedMemoryIds(header: string | null): Set<string> {
-  const memories = /memories=([^;]*)/.exec(header ?? '')?.[1] ?? '';
-  return new Set(memories.split(',').filter((id) => id.length > 0));
-}
-
-async function call(
-  baseUrl: string,
-  method: string,
-  path: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
-  return res;
-}
-
-function mean(values: number[]): number {
-  return values.length === 0
-    ? 0
-    : Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 1000) / 1000;
 }

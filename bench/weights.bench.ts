@@ -3,6 +3,7 @@ import { EmbeddedDatabase } from '../src/database/embedded-database';
 import { DAILY_DECAY_RATE, DECAY_FLOOR } from '../src/memories/memory-decay.service';
 import { DEFAULT_RANKING_WEIGHTS } from '../src/memories/memory-ranking';
 import { ServiceProcess } from './service-process';
+import { callService, injectedMemoryIds, mean } from './service-http';
 import { buildScenarios, PROFILE_PREFIX, Scenario, WEIGHT_FAMILIES, WeightFamily } from './weights-scenarios';
 
 /**
@@ -222,10 +223,10 @@ async function storeScenarios(serviceUrl: string, scenarios: Scenario[]): Promis
   return inParallel(
     scenarios,
     async (scenario) => {
-      await call(serviceUrl, 'POST', '/api/profiles', { externalId: scenario.externalId });
+      await callService(serviceUrl, 'POST', '/api/profiles', { externalId: scenario.externalId });
       const memoryIds: string[] = [];
       for (const memory of scenario.memories) {
-        const res = await call(
+        const res = await callService(
           serviceUrl,
           'POST',
           `/api/profiles/${encodeURIComponent(scenario.externalId)}/memories`,
@@ -314,7 +315,7 @@ function askAll(
   stored: StoredScenario[],
 ): Promise<Array<{ family: WeightFamily; position: number }>> {
   return inParallel(stored, async (scenario) => {
-    const res = await call(
+    const res = await callService(
       serviceUrl,
       'POST',
       '/v1/chat/completions',
@@ -327,9 +328,7 @@ function askAll(
     );
     await res.arrayBuffer();
     // In rank order (the proxy lists the injected memories as ranked).
-    const injected = (/memories=([^;]*)/.exec(res.headers.get('x-service-context-ids') ?? '')?.[1] ?? '')
-      .split(',')
-      .filter((id) => id.length > 0);
+    const injected = injectedMemoryIds(res);
     return { family: scenario.family, position: injected.indexOf(scenario.rightId) + 1 };
   });
 }
@@ -437,30 +436,8 @@ async function inParallel<T, R>(
   return results;
 }
 
-async function call(
-  baseUrl: string,
-  method: string,
-  path: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
-  return res;
-}
-
 function literal(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
-}
-
-function mean(values: number[]): number {
-  return values.length === 0
-    ? 0
-    : Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 1000) / 1000;
 }
 
 function seconds(since: number): number {

@@ -1,4 +1,4 @@
-import { makeMemory, makeProfile } from './support/factories';
+import { askForInjectedIds, makeMemory, makeProfile } from './support/factories';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -23,24 +23,10 @@ describe('Relevant context', () => {
     await fake.close();
   });
 
-  const ask = async (userId: string, question: string) => {
-    const res = await t
-      .api()
-      .post('/v1/chat/completions')
-      .set('X-Service-Id', userId)
-      .send({
-        model: 'm',
-        messages: [{ role: 'user', content: question }],
-        service: { debug: true, skipExtraction: true },
-      })
-      .expect(200);
-    await t.drain();
-    const ids = /memories=([^;]*)/.exec(String(res.headers['x-service-context-ids']))![1];
-    return {
-      ids: ids ? ids.split(',') : [],
-      context: fake.requests.at(-1)!.body.messages[0].content as string,
-    };
-  };
+  const ask = async (userId: string, question: string) => ({
+    ids: await askForInjectedIds(t, userId, question),
+    context: fake.requests.at(-1)!.body.messages[0].content as string,
+  });
 
   it('ranks a memory with a rare word of the question above many that repeat a common name', async () => {
     const profile = await makeProfile(t, 'rare-word-user');

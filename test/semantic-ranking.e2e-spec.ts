@@ -1,4 +1,4 @@
-import { makeMemory, makeProfile } from './support/factories';
+import { askForInjectedIds, makeMemory, makeProfile } from './support/factories';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -73,21 +73,7 @@ describe('Semantic ranking', () => {
 
   beforeEach(() => fake.reset());
 
-  const ask = async (userId: string, question: string) => {
-    const res = await t
-      .api()
-      .post('/v1/chat/completions')
-      .set('X-Service-Id', userId)
-      .send({
-        model: 'm',
-        messages: [{ role: 'user', content: question }],
-        service: { debug: true, skipExtraction: true },
-      })
-      .expect(200);
-    await t.drain();
-    const ids = /memories=([^;]*)/.exec(String(res.headers['x-service-context-ids']))![1];
-    return ids ? ids.split(',') : [];
-  };
+  const ask = (userId: string, question: string) => askForInjectedIds(t, userId, question);
 
   const storedEmbeddings = (
     profileId: string,

@@ -1,5 +1,6 @@
 import { isPlainObject } from '../common/json-values';
 import { MAX_VECTOR_DIMENSIONS } from '../config/app-config';
+import { readTextUpTo } from '../upstream/upstream-body';
 import { classifyUpstreamFailure, UpstreamClient } from '../upstream/upstream-client';
 
 /** An answer larger than this is not a batch of embeddings (64 inputs × 3,072 floats is about 4 MB). */
@@ -45,7 +46,7 @@ export class EmbeddingsClient {
         body: JSON.stringify(body),
         signal: combined,
       });
-      const text = await readText(response.body);
+      const text = await readTextUpTo(response.body, MAX_ANSWER_BYTES);
       if (response.status >= 200 && response.status < 300) return readVectors(text, inputs.length);
       const detail = `HTTP ${response.status}: ${text.slice(0, 300)}`;
       return REJECTED_STATUSES.has(response.status)
@@ -58,20 +59,6 @@ export class EmbeddingsClient {
       throw error;
     }
   }
-}
-
-async function readText(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_ANSWER_BYTES) {
-      body.destroy();
-      return '';
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The vectors of an answer, in input order, or why the answer is unusable. */

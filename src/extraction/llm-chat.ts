@@ -1,3 +1,4 @@
+import { readTextUpTo } from '../upstream/upstream-body';
 import { classifyUpstreamFailure, UpstreamClient } from '../upstream/upstream-client';
 import { isPlainObject } from '../common/json-values';
 import { ExtractionAbortedError } from './extraction-errors';
@@ -45,7 +46,7 @@ export class LlmChat {
         body: JSON.stringify({ model: this.options.model, ...request }),
         signal: combined,
       });
-      const text = await readText(response.body);
+      const text = await readTextUpTo(response.body, MAX_ANSWER_BYTES);
       if (response.status >= 200 && response.status < 300) return readAnswer(text);
       const detail = `HTTP ${response.status}: ${text.slice(0, 300)}`;
       if (REJECTED_STATUSES.has(response.status))
@@ -67,20 +68,6 @@ export class LlmChat {
       throw error;
     }
   }
-}
-
-async function readText(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_ANSWER_BYTES) {
-      body.destroy();
-      break;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function readAnswer(text: string): LlmOutcome {

@@ -71,3 +71,23 @@ export function expectEnvelope(
   expect(Object.keys(body as object)).toEqual(['error']);
   return error!;
 }
+
+/**
+ * Asks one question through the proxy (debug, no extraction), waits for the background work, and
+ * returns the ids of the memories it injected, in rank order.
+ */
+export async function askForInjectedIds(t: TestApp, userId: string, question: string): Promise<string[]> {
+  const res = await t
+    .api()
+    .post('/v1/chat/completions')
+    .set('X-Service-Id', userId)
+    .send({
+      model: 'm',
+      messages: [{ role: 'user', content: question }],
+      service: { debug: true, skipExtraction: true },
+    })
+    .expect(200);
+  await t.drain();
+  const ids = /memories=([^;]*)/.exec(String(res.headers['x-service-context-ids']))![1];
+  return ids ? ids.split(',') : [];
+}
