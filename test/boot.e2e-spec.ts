@@ -3,8 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChildService } from './support/child-service';
 
-/** The built service as `npm start` runs it: configuration, the embedded database on disk, its lock. */
-describe('Booting the built service', () => {
+const onServer = process.env.DATABASE_URL !== undefined;
+
+/**
+ * The built service as `npm start` runs it: configuration, the embedded database on disk, its lock.
+ * None of this depends on the database under test, so it runs with the embedded suites only.
+ */
+(onServer ? describe.skip : describe)('Booting the built service', () => {
   let dataDir: string;
   const embedded = (extra: Record<string, string> = {}) => ({
     DATABASE_URL: undefined,
@@ -124,14 +129,14 @@ describe('Booting the built service', () => {
     });
     await service.stop();
   });
+});
 
-  if (process.env.DATABASE_URL) {
-    it('runs on the PostgreSQL server of DATABASE_URL', async () => {
-      const service = await ChildService.start({ DATABASE_URL: process.env.DATABASE_URL });
-      await service.ready(15_000);
-      const ready = await fetch(`${service.url}/ready`);
-      expect(ready.status).toBe(200);
-      await service.stop();
-    });
-  }
+(onServer ? describe : describe.skip)('Booting the built service on a server', () => {
+  it('runs on the PostgreSQL server of DATABASE_URL', async () => {
+    const service = await ChildService.start({ DATABASE_URL: process.env.DATABASE_URL });
+    await service.ready(15_000);
+    const ready = await fetch(`${service.url}/ready`);
+    expect(ready.status).toBe(200);
+    await service.stop();
+  });
 });

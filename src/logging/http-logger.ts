@@ -70,9 +70,12 @@ function prettyPrinterInstalled(): boolean {
   }
 }
 
-/** 500 is a bug; other 5xx are a dependency's trouble (upstream, database); the rest is routine. */
+/**
+ * A 5xx line is a warning: most are a dependency's trouble (an upstream's own 500 relayed, an LLM that
+ * gave no usable answer), and a bug is logged at error, with its stack and error id, where it is caught
+ * (AllExceptionsFilter).
+ */
 function levelForStatus(_req: IncomingMessage, res: ServerResponse, error?: Error): pino.LevelWithSilent {
-  if (res.statusCode === 500) return 'error';
   if (error !== undefined || res.statusCode >= 500) return 'warn';
   return 'info';
 }

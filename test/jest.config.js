@@ -1,0 +1,44 @@
+// Every test of the project in one Jest run, as three projects: `unit` (the specs beside the code),
+// and the end-to-end suites on both databases, `embedded` (PGlite, in memory) and `postgres` (a
+// server). `--selectProjects` picks some. Workers run files in parallel; on the server each worker has
+// a database of its own, since a suite empties the tables when it starts.
+const root = require('node:path').resolve(__dirname, '..');
+const typescript = {
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: require('./setup/swc-transform'),
+};
+
+const endToEnd = {
+  ...typescript,
+  rootDir: root,
+  testEnvironment: 'node',
+  testRegex: 'test/.*\\.e2e-spec\\.ts$',
+};
+
+module.exports = {
+  rootDir: root,
+  testTimeout: 60_000,
+  projects: [
+    {
+      ...typescript,
+      displayName: 'unit',
+      rootDir: root,
+      testEnvironment: 'node',
+      testRegex: 'src/.*\\.spec\\.ts$',
+    },
+    {
+      ...endToEnd,
+      displayName: 'embedded',
+      globalSetup: '<rootDir>/test/setup/embedded-template.ts',
+      globalTeardown: '<rootDir>/test/setup/embedded-template-teardown.ts',
+      setupFiles: ['<rootDir>/test/setup/common.js', '<rootDir>/test/setup/embedded.js'],
+    },
+    {
+      ...endToEnd,
+      displayName: 'postgres',
+      globalSetup: '<rootDir>/test/setup/postgres-databases.ts',
+      globalTeardown: '<rootDir>/test/setup/postgres-databases-teardown.ts',
+      setupFiles: ['<rootDir>/test/setup/common.js', '<rootDir>/test/setup/postgres.js'],
+    },
+  ],
+};

@@ -1,0 +1,3 @@
+import { dropWorkerDatabases } from './postgres-databases';
+
+export default dropWorkerDatabases;
