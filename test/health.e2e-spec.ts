@@ -20,9 +20,9 @@ describe('Health and readiness', () => {
     const res = await t.api().get('/ready').expect(200);
     expect(res.body).toEqual({
       status: 'ok',
-      info: { database: { status: 'up' } },
+      info: { database: { status: 'up' }, turns: { status: 'up', queued: 0 } },
       error: {},
-      details: { database: { status: 'up' } },
+      details: { database: { status: 'up' }, turns: { status: 'up', queued: 0 } },
     });
   });
 

@@ -172,4 +172,85 @@ describe('Proxy with an Anthropic upstream', () => {
     }
     expect(ids).toEqual(['claude-fake-large', 'claude-fake-small']);
   });
+
+  describe('only complete answers are learnt', () => {
+    const storedMessages = async (userId: string) =>
+      (await t.api().get(`/api/profiles/${userId}/export`).expect(200)).body.messages as unknown[];
+
+    it('does not record a stream that ends with an error event', async () => {
+      fake.script({ kind: 'message', text: ['I am half ', 'an ans'], then: 'error' });
+      const res = await t
+        .api()
+        .post('/v1/chat/completions')
+        .set('X-Service-Id', 'anthropic-error-event')
+        .send({ model: 'claude-fake-large', stream: true, messages: [{ role: 'user', content: 'Tell me' }] })
+        .expect(200);
+      expect(res.text).toContain('I am half ');
+      expect(res.text).toContain('overloaded_error');
+      expect(res.text).not.toContain('[DONE]');
+      await t.drain();
+      expect(await storedMessages('anthropic-error-event')).toEqual([]);
+    });
+
+    it('records a stream that ends with message_stop', async () => {
+      fake.script({ kind: 'message', text: ['All ', 'of it'] });
+      await t
+        .api()
+        .post('/v1/chat/completions')
+        .set('X-Service-Id', 'anthropic-whole')
+        .send({ model: 'claude-fake-large', stream: true, messages: [{ role: 'user', content: 'Tell me' }] })
+        .expect(200);
+      await t.drain();
+      expect(await storedMessages('anthropic-whole')).toEqual([
+        expect.objectContaining({ role: 'user', content: 'Tell me' }),
+        expect.objectContaining({ role: 'assistant', content: 'All of it' }),
+      ]);
+    });
+  });
+
+  describe('input the translation cannot use, and answers that are not what they claim', () => {
+    it.each([
+      ['tool_calls as a number', { role: 'assistant', content: null, tool_calls: 5 }],
+      ['a tool call without a function', { role: 'assistant', content: null, tool_calls: [{ id: 'c1' }] }],
+      [
+        'tool call arguments that are not JSON',
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{nope' } }],
+        },
+      ],
+      ['a tool message without tool_call_id', { role: 'tool', content: 'x' }],
+    ])('answers 400 in the envelope for %s', async (_label, message) => {
+      const res = await t
+        .api()
+        .post('/v1/chat/completions')
+        .set('X-Service-Id', 'anthropic-bad-input')
+        .send({ model: 'claude-fake-large', messages: [{ role: 'user', content: 'x' }, message] });
+      expect(res.status).toBe(400);
+      expectEnvelope(res.body, 'unsupported_for_provider');
+      expect(fake.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(0);
+    });
+
+    it.each([
+      ['a list', [1, 2]],
+      ['an object without content', { id: 'msg_1', type: 'message' }],
+      ['content blocks that are not objects', { id: 'msg_1', type: 'message', content: ['text'] }],
+    ])(
+      'answers 502 upstream_invalid_response when a 2xx message is %s, and records nothing',
+      async (_label, body) => {
+        fake.script({ kind: 'json', body });
+        const res = await t
+          .api()
+          .post('/v1/chat/completions')
+          .set('X-Service-Id', 'anthropic-invalid-answer')
+          .send({ model: 'claude-fake-large', messages: [{ role: 'user', content: 'x' }] })
+          .expect(502);
+        expectEnvelope(res.body, 'upstream_invalid_response');
+        await t.drain();
+        const exported = await t.api().get('/api/profiles/anthropic-invalid-answer/export').expect(200);
+        expect(exported.body.messages).toEqual([]);
+      },
+    );
+  });
 });

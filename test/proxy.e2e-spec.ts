@@ -647,7 +647,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
       [
         'user as a number',
         { model: 'm', user: 5, messages: [{ role: 'user', content: 'x' }] },
-        'invalid_user',
+        'invalid_user_id',
       ],
       [
         'metadata as an array',

@@ -14,6 +14,7 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 export function jsonBodyParser(limitBytes: number): RequestHandler[] {
   const parseJson = express.json({ limit: limitBytes, strict: true, type: isJsonContentType });
   return [
+    (req: Request, _res: Response, next: NextFunction) => next(checkCharset(req)),
     (req: Request, res: Response, next: NextFunction) => {
       parseJson(req, res, (error?: unknown) =>
         next(error === undefined ? undefined : toParseError(error, limitBytes)),
@@ -23,9 +24,32 @@ export function jsonBodyParser(limitBytes: number): RequestHandler[] {
   ];
 }
 
+/** The charset parameter of a Content-Type, lower-cased, or undefined when there is none. */
+function charsetOf(contentType: string): string | undefined {
+  const match = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType);
+  return match?.[1].toLowerCase();
+}
+
 function isJsonContentType(req: { headers: Record<string, string | string[] | undefined> }): boolean {
   const contentType = req.headers['content-type'];
   return typeof contentType === 'string' && /^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(contentType);
+}
+
+/** JSON bodies are UTF-8: any other declared charset is refused with 415, whatever it is. */
+function checkCharset(req: Request): ApiError | undefined {
+  const contentType = req.headers['content-type'];
+  if (typeof contentType !== 'string' || !isJsonContentType(req)) return undefined;
+  const charset = charsetOf(contentType);
+  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return undefined;
+  return unsupportedCharset();
+}
+
+function unsupportedCharset(): ApiError {
+  return new ApiError(
+    HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+    'unsupported_media_type',
+    'The request body must be JSON in UTF-8.',
+  );
 }
 
 function hasBody(req: Request): boolean {
@@ -70,11 +94,7 @@ function toParseError(error: unknown, limitBytes: number): ApiError {
       );
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new ApiError(
-        HttpStatus.UNSUPPORTED_MEDIA_TYPE,
-        'unsupported_media_type',
-        'The request body must be JSON in UTF-8.',
-      );
+      return unsupportedCharset();
     case 'request.aborted':
       return new ApiError(
         HttpStatus.BAD_REQUEST,

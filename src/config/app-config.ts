@@ -22,7 +22,11 @@ export interface AppConfig {
     apiKey: string | null;
     timeoutMs: number;
     streamIdleTimeoutMs: number;
+    /** A comment is sent on a stream that has been silent this long (0: never). */
+    streamKeepAliveMs: number;
   };
+  /** Completed turns that may wait to be stored; beyond it, requests wait for room (backpressure). */
+  turnQueueSize: number;
   llm: { baseUrl: string; apiKey: string | null; model: string };
   context: { maxMemories: number; maxChars: number };
   /** Weights of memory ranking (see memories/memory-ranking.ts). */
@@ -129,7 +133,9 @@ export function loadConfig(env: Env): AppConfig {
       apiKey: upstreamApiKey,
       timeoutMs: read.integer('UPSTREAM_TIMEOUT_MS', 60_000, 1, 3_600_000),
       streamIdleTimeoutMs: read.integer('UPSTREAM_STREAM_IDLE_TIMEOUT_MS', 60_000, 1, 3_600_000),
+      streamKeepAliveMs: read.integer('UPSTREAM_STREAM_KEEPALIVE_MS', 15_000, 0, 3_600_000),
     },
+    turnQueueSize: read.integer('TURN_QUEUE_SIZE', 1_000, 1, 1_000_000),
     llm: {
       baseUrl: read.url('LLM_BASE_URL', upstreamBaseUrl),
       apiKey: read.optionalString('LLM_API_KEY') ?? upstreamApiKey,

@@ -52,10 +52,11 @@ export class SemanticSearch implements OnApplicationBootstrap {
   }
 
   /** The question's embedding, or null (no text, semantic ranking off, or the endpoint failed). */
-  async embedQuestion(question: string): Promise<QuestionVector | null> {
+  async embedQuestion(question: string, signal?: AbortSignal): Promise<QuestionVector | null> {
     const text = question.slice(0, MAX_QUESTION_CHARS).trim();
     if (!this.client || !this.enabled || text === '') return null;
-    const outcome = await this.client.embed([text]);
+    const outcome = await this.client.embed([text], signal);
+    if (signal?.aborted) return null;
     if (outcome.kind !== 'vectors') {
       const reason = outcome.kind === 'rejected' ? outcome.detail : outcome.reason;
       this.logger.warn(`question not embedded, ranking by its words alone: ${reason}`);

@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { MessagesModule } from '../messages/messages.module';
 import { HealthController } from './health.controller';
 import { ReadinessService } from './readiness.service';
 
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false })],
+  imports: [TerminusModule.forRoot({ logger: false }), MessagesModule],
   controllers: [HealthController],
   providers: [ReadinessService],
 })

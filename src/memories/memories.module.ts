@@ -2,11 +2,12 @@ import { Module } from '@nestjs/common';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { MemoriesController } from './memories.controller';
 import { MemoriesService } from './memories.service';
+import { MemoryTouches } from './memory-touches';
 
 @Module({
   imports: [ProfilesModule],
   controllers: [MemoriesController],
-  providers: [MemoriesService],
-  exports: [MemoriesService],
+  providers: [MemoriesService, MemoryTouches],
+  exports: [MemoriesService, MemoryTouches],
 })
 export class MemoriesModule {}

@@ -52,7 +52,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
     throw invalidField('stream', 'invalid_stream', 'stream must be a boolean.');
   }
   if (body.user !== undefined && body.user !== null && typeof body.user !== 'string') {
-    throw invalidField('user', 'invalid_user', 'user must be a string.');
+    throw invalidField('user', 'invalid_user_id', 'user must be a string.');
   }
   if (body.metadata !== undefined && body.metadata !== null && !isPlainObject(body.metadata)) {
     throw invalidField('metadata', 'invalid_metadata', 'metadata must be an object.');
@@ -132,4 +132,13 @@ export function messageText(content: ChatMessage['content']): string {
     .filter((part) => part.type === 'text' && typeof part.text === 'string')
     .map((part) => part.text as string)
     .join('\n');
+}
+
+/** The text of the user messages that follow the last assistant message: this turn's question. */
+export function latestUserMessages(messages: ChatMessage[]): string[] {
+  const lastAssistant = messages.map((m) => m.role).lastIndexOf('assistant');
+  return messages
+    .slice(lastAssistant + 1)
+    .filter((message) => message.role === 'user')
+    .map((message) => messageText(message.content));
 }

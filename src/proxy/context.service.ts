@@ -48,11 +48,12 @@ export class ContextService {
     schemas: TraitSchema[],
     question: string,
     skipInjection: boolean,
+    signal?: AbortSignal,
   ): Promise<{ profileId: string; context: BuiltContext }> {
     if (skipInjection)
       return { profileId: (await this.profiles.getOrCreate(userId)).profile.id, context: NO_CONTEXT };
     const perSource = this.config.context.maxMemories > 0 ? CANDIDATES_PER_SOURCE : 0;
-    const vector = perSource > 0 ? await this.semantic.embedQuestion(question) : null;
+    const vector = perSource > 0 ? await this.semantic.embedQuestion(question, signal) : null;
     const rows = await this.loadProfile(userId, question, perSource, vector);
     const row = rows[0];
     // A new user: nothing to inject yet.

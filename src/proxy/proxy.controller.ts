@@ -12,7 +12,9 @@ import type { Request, Response } from 'express';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { RequiresApiKey } from '../common/public.decorator';
 import { ChatCompletionDto, ChatCompletionRequestDto, ModelListDto } from './dto/chat-completion.dto';
-import { ProxyService } from './proxy.service';
+import { chatCompletionsProtocol } from './inbound/chat-completions';
+import { PassThrough } from './pass-through';
+import { RelayPipeline } from './relay-pipeline';
 
 @ApiTags('proxy')
 @RequiresApiKey()
@@ -25,7 +27,10 @@ import { ProxyService } from './proxy.service';
 @ApiGatewayTimeoutResponse({ description: '`upstream_timeout`', type: ErrorResponseDto })
 @Controller('v1')
 export class ProxyController {
-  constructor(private readonly proxy: ProxyService) {}
+  constructor(
+    private readonly pipeline: RelayPipeline,
+    private readonly passThrough: PassThrough,
+  ) {}
 
   /**
    * OpenAI-compatible chat completion with memory: the user's profile context is injected, the request
@@ -58,13 +63,13 @@ export class ProxyController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    await this.proxy.chat(req, res, body);
+    await this.pipeline.relay(chatCompletionsProtocol, req, res, body);
   }
 
   /** The upstream provider's model list. */
   @Get('models')
   @ApiOkResponse({ type: ModelListDto })
   async listModels(@Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.proxy.models(req, res);
+    await this.passThrough.models(req, res);
   }
 }

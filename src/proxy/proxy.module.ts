@@ -1,24 +1,26 @@
 import { Module } from '@nestjs/common';
 import { PreparedStatements } from '../database/prepared-statements';
 import { EmbeddingsModule } from '../embeddings/embeddings.module';
+import { MemoriesModule } from '../memories/memories.module';
+import { MessagesModule } from '../messages/messages.module';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { TraitsModule } from '../traits/traits.module';
-import { AnthropicRelay } from './anthropic-relay';
 import { ContextService } from './context.service';
-import { ConversationRecorder } from './conversation-recorder';
-import { OpenAiRelay } from './openai-relay';
+import { UpstreamExchanges } from './exchanges/upstream-exchanges';
+import { PassThrough } from './pass-through';
 import { ProxyController } from './proxy.controller';
-import { ProxyService } from './proxy.service';
+import { RelayPipeline } from './relay-pipeline';
+import { UpstreamCaller } from './upstream-caller';
 
 @Module({
-  imports: [ProfilesModule, TraitsModule, EmbeddingsModule],
+  imports: [ProfilesModule, TraitsModule, MemoriesModule, MessagesModule, EmbeddingsModule],
   controllers: [ProxyController],
   providers: [
-    ProxyService,
+    RelayPipeline,
+    UpstreamExchanges,
+    UpstreamCaller,
+    PassThrough,
     ContextService,
-    ConversationRecorder,
-    OpenAiRelay,
-    AnthropicRelay,
     PreparedStatements,
   ],
 })

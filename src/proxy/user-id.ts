@@ -1,18 +1,28 @@
 import { HttpStatus } from '@nestjs/common';
 import { ApiError, invalidField } from '../common/api-error';
+import { headerText } from '../common/header-text';
 import { MAX_EXTERNAL_ID_LENGTH } from '../profiles/dto/profile-request.dto';
-import { ChatRequest } from './chat-request';
+
+/** Where a protocol may carry the user id, in order of precedence: [param name, value]. */
+export type UserIdCandidates = Array<[param: string, value: unknown]>;
+
+export const USER_ID_HEADER = 'X-Service-Id';
+
+/** The X-Service-Id header, decoded as UTF-8, as the first candidate of every protocol. */
+export function userIdHeader(headers: Record<string, string | string[] | undefined>): [string, unknown] {
+  return [USER_ID_HEADER, headerText(headers['x-service-id'], USER_ID_HEADER, 'invalid_user_id')];
+}
 
 /**
- * The caller's id for the user: the X-Service-Id header, then metadata.profile_id, then `user`; the
- * first non-empty one wins, trimmed.
+ * The caller's id for the user: the first candidate that is a non-empty string, trimmed. A candidate
+ * of another type is an error (`invalid_user_id`), as is an id that is too long or holds a NUL.
  */
-export function resolveUserId(header: string | string[] | undefined, body: ChatRequest): string {
-  const candidates: Array<[string, unknown]> = [
-    ['X-Service-Id', Array.isArray(header) ? header[0] : header],
-    ['metadata.profile_id', body.metadata?.profile_id],
-    ['user', body.user],
-  ];
+export function resolveUserId(candidates: UserIdCandidates): string {
+  for (const [param, value] of candidates) {
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      throw invalidField(param, 'invalid_user_id', `${param} must be a string.`);
+    }
+  }
   for (const [param, value] of candidates) {
     if (typeof value !== 'string' || value.trim() === '') continue;
     const id = value.trim();
@@ -25,9 +35,10 @@ export function resolveUserId(header: string | string[] | undefined, body: ChatR
     }
     return id;
   }
+  const names = candidates.map(([param]) => param);
   throw new ApiError(
     HttpStatus.BAD_REQUEST,
     'missing_user_id',
-    'No user id: send the X-Service-Id header, metadata.profile_id or user.',
+    `No user id: send ${names.slice(0, -1).join(', ')} or ${names.at(-1)}.`,
   );
 }

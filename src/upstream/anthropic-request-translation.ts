@@ -170,7 +170,11 @@ function assistantBlocks(message: OpenAIAssistantMessage, where: string): Anthro
       }
     });
   }
-  (message.tool_calls ?? []).forEach((call: unknown, j) => {
+  const toolCalls: unknown = message.tool_calls ?? [];
+  if (!Array.isArray(toolCalls)) {
+    throw new InvalidChatRequestError(`${where}.tool_calls must be an array`, `${where}.tool_calls`);
+  }
+  toolCalls.forEach((call: unknown, j) => {
     const callWhere = `${where}.tool_calls[${j}]`;
     if (!isPlainObject(call) || !isPlainObject(call.function)) {
       throw new InvalidChatRequestError(`${callWhere} must be a function tool call`, callWhere);

@@ -31,6 +31,7 @@ export class AnthropicStreamTranslator {
   private model: string;
   private started = false;
   private finishedStream = false;
+  private completedStream = false;
   private stopReason: string | null = null;
   private usage: Partial<AnthropicUsage> = {};
   private readonly toolIndexByBlock = new Map<number, number>();
@@ -46,6 +47,11 @@ export class AnthropicStreamTranslator {
   /** True once `[DONE]` or an error chunk was produced; later input is ignored. */
   get finished(): boolean {
     return this.finishedStream;
+  }
+
+  /** True once `message_stop` arrived with no `error` event before it: the answer is whole. */
+  get completed(): boolean {
+    return this.completedStream;
   }
 
   get malformedEvents(): number {
@@ -178,6 +184,7 @@ export class AnthropicStreamTranslator {
     }
     parts.push(formatSseData('[DONE]'));
     this.finishedStream = true;
+    this.completedStream = true;
     return parts.join('');
   }
 

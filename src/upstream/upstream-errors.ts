@@ -57,3 +57,29 @@ export function classifyUpstreamFailure(error: unknown): UpstreamError | undefin
   }
   return new UpstreamUnavailableError(`upstream unavailable (${code ?? detail})`, error);
 }
+
+const CAUSES: Array<[RegExp, string]> = [
+  [/^(ENOTFOUND|EAI_AGAIN|EAI_NONAME)$/, 'its host name could not be resolved'],
+  [/^ECONNREFUSED$/, 'the connection was refused'],
+  [/^(ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/, 'the connection was closed before an answer'],
+  [/^(EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN)$/, 'the network cannot reach it'],
+  [/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_OSSL)/, 'the TLS handshake failed'],
+  [/^UND_ERR_CONNECT_TIMEOUT$/, 'connecting took longer than UPSTREAM_TIMEOUT_MS'],
+  [/^(UND_ERR_HEADERS_TIMEOUT|ETIMEDOUT)$/, 'it did not answer within UPSTREAM_TIMEOUT_MS'],
+  [/^UND_ERR_BODY_TIMEOUT$/, 'it sent nothing for UPSTREAM_STREAM_IDLE_TIMEOUT_MS'],
+];
+
+/** Why the upstream could not be used, in words an operator can act on, with the error's code. */
+export function upstreamFailureCause(error: UpstreamError): string {
+  let cause: unknown = error.cause;
+  // undici nests the socket error (e.g. a TLS failure inside a connect error)
+  for (let depth = 0; depth < 3 && cause; depth++) {
+    const code = errorCode(cause);
+    const known = code === undefined ? undefined : CAUSES.find(([pattern]) => pattern.test(code));
+    if (known) return `${known[1]} (${code})`;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  const code = errorCode(error.cause);
+  const detail = String((error.cause as { message?: unknown } | null)?.message ?? '').slice(0, 200);
+  return code ? `${detail || 'it failed'} (${code})` : detail || 'it failed';
+}

@@ -1,0 +1,211 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { BackgroundWork, SHUTDOWN_DRAIN_MS } from '../common/background-work';
+import { errorMessage } from '../common/error-message';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { isForeignKeyViolation, isTransientDatabaseError } from '../database/transient-errors';
+import type { RequestTraitSchema } from '../traits/request-trait-schemas';
+import { CONVERSATION_RECORDED, ConversationRecordedEvent } from './conversation-events';
+
+/** One completed turn: this turn's user messages and the assistant's reply. */
+export interface CompletedTurn {
+  profileId: string;
+  userTexts: string[];
+  reply: string;
+  model: string;
+  /** The id of the request's log line. */
+  requestId: string;
+  skipExtraction: boolean;
+  traitOverrides: RequestTraitSchema[];
+}
+
+interface MessageRow {
+  profileId: string;
+  role: 'user' | 'assistant';
+  content: string;
+  requestId: string;
+  model: string;
+  extracted: boolean;
+  traitOverrides: string | null;
+}
+
+/** Turns written by one statement. */
+const MAX_TURNS_PER_WRITE = 200;
+const FIRST_RETRY_MS = 50;
+const MAX_RETRY_MS = 5_000;
+
+/**
+ * Stores completed turns off the answer path, durably. Turns wait in a bounded queue and are written in
+ * batches, many turns in one INSERT, by one writer at a time: it takes a single pooled connection, holds
+ * no lock but its own new rows (so it cannot deadlock with anything), and a transient database failure
+ * (lost connection, pool timeout, lock timeout) is retried with backoff, never dropped. When the queue
+ * is full, `record` waits for room: the request that brought the turn is held (its answer is not ended
+ * yet), so load slows down instead of piling up in memory. `conversation.recorded` is emitted after each
+ * commit, which starts extraction. A turn that cannot be stored for good (its profile was deleted
+ * meanwhile) is logged and let go.
+ */
+@Injectable()
+export class TurnRecorder implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('TurnRecorder');
+  private readonly queue: MessageRow[][] = [];
+  private readonly roomWaiters: Array<() => void> = [];
+  private writing = false;
+  private giveUpAt = Infinity;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: EventEmitter2,
+    private readonly background: BackgroundWork,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Turns waiting to be stored. */
+  get backlog(): number {
+    return this.queue.length;
+  }
+
+  /** True when the queue is full and requests are waiting for their turn to be taken. */
+  get saturated(): boolean {
+    return this.queue.length >= this.config.turnQueueSize;
+  }
+
+  /** Queues a turn; resolves once it is queued, waiting while the queue is full. */
+  async record(turn: CompletedTurn): Promise<void> {
+    const rows = messageRows(turn);
+    if (rows.length === 0) return;
+    while (this.saturated) await new Promise<void>((wake) => this.roomWaiters.push(wake));
+    this.queue.push(rows);
+    this.startWriter();
+  }
+
+  /** At shutdown: stores what is queued, giving up on a database that stays down past the deadline. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.giveUpAt = Date.now() + SHUTDOWN_DRAIN_MS;
+    while (this.writing) await new Promise((resolve) => setTimeout(resolve, 20));
+    if (this.queue.length > 0) {
+      this.logger.error(`${this.queue.length} turn(s) could not be stored before shutdown`);
+    }
+  }
+
+  private startWriter(): void {
+    if (this.writing) return;
+    this.writing = true;
+    this.background.run('store turns', async () => {
+      try {
+        await this.writeQueued();
+      } finally {
+        this.writing = false;
+      }
+    });
+  }
+
+  private async writeQueued(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.slice(0, MAX_TURNS_PER_WRITE);
+      if (!(await this.storeWithRetry(batch))) return;
+      this.queue.splice(0, batch.length);
+      this.roomWaiters.splice(0, batch.length).forEach((wake) => wake());
+    }
+  }
+
+  /** Stores the batch; false only when the database stayed unusable past the shutdown deadline. */
+  private async storeWithRetry(batch: MessageRow[][]): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        this.announce(await this.insert(batch.flat()));
+        return true;
+      } catch (error) {
+        if (!isTransientDatabaseError(error)) {
+          await this.storeOneByOne(batch, error);
+          return true;
+        }
+        if (Date.now() >= this.giveUpAt) return false;
+        const pause = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** attempt);
+        if (attempt === 0 || pause === MAX_RETRY_MS) {
+          this.logger.warn(`storing ${batch.length} turn(s) failed, retrying: ${errorMessage(error)}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
+  /** A batch refused for good: each turn alone, so that one bad turn does not take the others down. */
+  private async storeOneByOne(batch: MessageRow[][], batchError: unknown): Promise<void> {
+    if (batch.length === 1) return this.letGo(batch[0], batchError);
+    for (const turn of batch) {
+      try {
+        this.announce(await this.insert(turn));
+      } catch (error) {
+        if (isTransientDatabaseError(error)) await this.storeWithRetry([turn]);
+        else this.letGo(turn, error);
+      }
+    }
+  }
+
+  private letGo(turn: MessageRow[], error: unknown): void {
+    const requestId = turn[0].requestId;
+    if (isForeignKeyViolation(error)) {
+      this.logger.log(`turn of request ${requestId} not stored: its profile was deleted`);
+    } else {
+      this.logger.error(`turn of request ${requestId} could not be stored: ${errorMessage(error)}`);
+    }
+  }
+
+  private async insert(
+    rows: MessageRow[],
+  ): Promise<Array<{ id: string; profile_id: string; extracted: boolean }>> {
+    return this.dataSource.query(
+      `INSERT INTO messages (profile_id, role, content, request_id, model, extracted_at, trait_overrides)
+       SELECT r.profile_id, r.role, r.content, r.request_id, r.model,
+              CASE WHEN r.extracted THEN now() END, r.trait_overrides::jsonb
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[])
+            WITH ORDINALITY AS r(profile_id, role, content, request_id, model, extracted, trait_overrides, position)
+       ORDER BY r.position
+       RETURNING id, profile_id, (extracted_at IS NOT NULL) AS extracted`,
+      [
+        rows.map((row) => row.profileId),
+        rows.map((row) => row.role),
+        rows.map((row) => row.content),
+        rows.map((row) => row.requestId),
+        rows.map((row) => row.model),
+        rows.map((row) => row.extracted),
+        rows.map((row) => row.traitOverrides),
+      ],
+    );
+  }
+
+  /** Extraction starts for each profile whose new messages are still to be extracted. */
+  private announce(inserted: Array<{ id: string; profile_id: string; extracted: boolean }>): void {
+    const byProfile = new Map<string, string[]>();
+    for (const row of inserted) {
+      if (row.extracted) continue;
+      const ids = byProfile.get(row.profile_id) ?? [];
+      ids.push(row.id);
+      byProfile.set(row.profile_id, ids);
+    }
+    for (const [profileId, messageIds] of byProfile) {
+      const event: ConversationRecordedEvent = { profileId, messageIds };
+      this.events.emit(CONVERSATION_RECORDED, event);
+    }
+  }
+}
+
+/** The rows of a turn: its non-empty user messages, then the reply (NUL characters removed). */
+function messageRows(turn: CompletedTurn): MessageRow[] {
+  const common = {
+    profileId: turn.profileId,
+    requestId: turn.requestId,
+    model: turn.model,
+    extracted: turn.skipExtraction,
+    traitOverrides: turn.traitOverrides.length > 0 ? JSON.stringify(turn.traitOverrides) : null,
+  };
+  return [
+    ...turn.userTexts.map((content) => ({ ...common, role: 'user' as const, content })),
+    { ...common, role: 'assistant' as const, content: turn.reply },
+  ]
+    .map((row) => ({ ...row, content: row.content.replaceAll('\u0000', '') }))
+    .filter((row) => row.content.trim() !== '');
+}

@@ -1,0 +1,80 @@
+import type { HeaderMap } from '../upstream/relay-headers';
+import { ClientConnection, waitForDrain } from './client-connection';
+
+export interface EventStreamTiming {
+  /** A client that reads nothing for this long is cut (and the upstream request aborted). */
+  idleTimeoutMs: number;
+  /** A comment line is sent when nothing was written for this long (0: never). */
+  keepAliveMs: number;
+}
+
+const KEEP_ALIVE = ': keep-alive\n\n';
+
+/**
+ * Writes a server-sent event stream to the client. It waits while the client's buffer is full (the
+ * upstream is not read meanwhile, so nothing piles up in memory), cuts a client that stops reading for
+ * longer than the idle timeout, and sends keep-alive comments while the upstream is silent (long
+ * thinking phases), so that proxies and clients do not give up on a quiet stream. A comment is only
+ * written between two events, never inside one that the upstream sent in pieces.
+ */
+export class EventStreamWriter {
+  private atEventBoundary = true;
+  private lastWriteAt = Date.now();
+  private readonly keepAliveTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly client: ClientConnection,
+    status: number,
+    headers: HeaderMap,
+    private readonly timing: EventStreamTiming,
+  ) {
+    const { res } = client;
+    res.status(status);
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+    res.setHeader('cache-control', 'no-cache');
+    res.setHeader('x-accel-buffering', 'no');
+    res.flushHeaders();
+    if (timing.keepAliveMs > 0) {
+      this.keepAliveTimer = setInterval(() => this.keepAlive(), Math.max(10, timing.keepAliveMs / 4));
+      this.keepAliveTimer.unref();
+    }
+  }
+
+  /** Writes one piece; false when the client has gone or was cut for not reading. */
+  async write(piece: string | Buffer): Promise<boolean> {
+    if (piece.length === 0) return !this.client.gone;
+    if (this.client.gone || this.client.res.writableEnded) return false;
+    this.atEventBoundary = endsEvent(piece);
+    this.lastWriteAt = Date.now();
+    if (this.client.res.write(piece)) return true;
+    const outcome = await waitForDrain(this.client.res, this.timing.idleTimeoutMs);
+    if (outcome === 'timeout') this.client.cut();
+    return outcome === 'drained' && !this.client.gone;
+  }
+
+  end(last?: string | Buffer): void {
+    this.stop();
+    if (this.client.res.writableEnded || this.client.res.destroyed) return;
+    if (last !== undefined && last.length > 0) this.client.res.end(last);
+    else this.client.res.end();
+  }
+
+  stop(): void {
+    clearInterval(this.keepAliveTimer);
+  }
+
+  private keepAlive(): void {
+    if (this.client.gone || this.client.res.writableEnded) return this.stop();
+    if (!this.atEventBoundary || Date.now() - this.lastWriteAt < this.timing.keepAliveMs) return;
+    if (this.client.res.writableNeedDrain) return;
+    this.lastWriteAt = Date.now();
+    this.client.res.write(KEEP_ALIVE);
+  }
+}
+
+/** True when the piece ends with the blank line that ends an SSE event (LF or CRLF line endings). */
+function endsEvent(piece: string | Buffer): boolean {
+  const tail = typeof piece === 'string' ? piece.slice(-4) : piece.subarray(-4).toString('latin1');
+  return tail.endsWith('\n\n') || tail.endsWith('\r\n\r\n') || tail.endsWith('\r\r');
+}

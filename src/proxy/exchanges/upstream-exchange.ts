@@ -1,0 +1,39 @@
+import type { JsonObject } from '../../common/json-values';
+import type { HeaderMap } from '../../upstream/relay-headers';
+
+/** An upstream answer as the client receives it, and what the pipeline learns from it. */
+export interface ClientAnswer {
+  status: number;
+  headers: HeaderMap;
+  body: string | Buffer;
+  /** The assistant's text when the exchange completed; null for an error answer. */
+  reply: string | null;
+}
+
+/** Turns the upstream's event stream into the client's, piece by piece, reading the reply on the side. */
+export interface StreamTranslation {
+  /** What to write to the client for one upstream chunk (the bytes themselves, or their translation). */
+  push(chunk: Buffer): string | Buffer;
+  /** What to write once the upstream stream has ended. */
+  end(): string;
+  /** The assistant's text when the stream completed properly; null when it was cut or failed. */
+  completedReply(): string | null;
+}
+
+/**
+ * One inbound protocol against the configured upstream: verbatim when the upstream speaks the
+ * client's protocol, translated otherwise. Chosen once at boot for each protocol.
+ */
+export interface UpstreamExchange {
+  /** The upstream path, below the configured base URL. */
+  readonly path: string;
+  /** The body to send upstream. Throws an ApiError (400) for input this upstream cannot take. */
+  requestBody(clientBody: JsonObject): JsonObject;
+  /** Whether this answer is relayed as a stream. */
+  streams(status: number, headers: HeaderMap, clientBody: JsonObject): boolean;
+  /** A whole (non-stream) answer, error answers included. Throws ApiError 502 for an unusable answer. */
+  answer(status: number, headers: HeaderMap, payload: Buffer): ClientAnswer;
+  /** Headers of a streamed answer. */
+  streamHeaders(headers: HeaderMap): HeaderMap;
+  stream(clientBody: JsonObject): StreamTranslation;
+}

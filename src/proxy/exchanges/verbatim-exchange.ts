@@ -1,0 +1,66 @@
+import type { JsonObject } from '../../common/json-values';
+import { relayHeaders, type HeaderMap } from '../../upstream/relay-headers';
+import { ClientAnswer, StreamTranslation, UpstreamExchange } from './upstream-exchange';
+
+/** Reads a stream the relay forwards untouched, to learn the reply and whether it completed. */
+export interface StreamReader {
+  push(chunk: Buffer): void;
+  end(): void;
+  completedReply(): string | null;
+}
+
+export interface VerbatimExchangeSpec {
+  path: string;
+  /** The reply of a whole successful answer (parsed JSON); null when it carries none. */
+  replyOf(answer: unknown): string | null;
+  streamReader(): StreamReader;
+}
+
+/**
+ * The upstream speaks the client's protocol: the body goes up as it is (context injected), and the
+ * answer comes back byte for byte (status, the headers that matter, the body or each stream chunk as it
+ * arrives), read on the side for the reply.
+ */
+export function verbatimExchange(spec: VerbatimExchangeSpec): UpstreamExchange {
+  return {
+    path: spec.path,
+    requestBody: (clientBody: JsonObject) => clientBody,
+    streams: (status: number, headers: HeaderMap) => status < 300 && isEventStream(headers),
+    answer(status: number, headers: HeaderMap, payload: Buffer): ClientAnswer {
+      return {
+        status,
+        headers: relayHeaders(headers),
+        body: payload,
+        reply: status < 300 ? spec.replyOf(parseJson(payload)) : null,
+      };
+    },
+    streamHeaders: (headers: HeaderMap) => relayHeaders(headers),
+    stream(): StreamTranslation {
+      const reader = spec.streamReader();
+      return {
+        push(chunk: Buffer) {
+          reader.push(chunk);
+          return chunk;
+        },
+        end() {
+          reader.end();
+          return '';
+        },
+        completedReply: () => reader.completedReply(),
+      };
+    },
+  };
+}
+
+export function isEventStream(headers: HeaderMap): boolean {
+  const contentType = headers['content-type'];
+  return typeof contentType === 'string' && contentType.toLowerCase().startsWith('text/event-stream');
+}
+
+export function parseJson(payload: Buffer): unknown {
+  try {
+    return JSON.parse(payload.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

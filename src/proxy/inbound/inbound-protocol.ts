@@ -1,0 +1,50 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ApiError } from '../../common/api-error';
+import type { JsonObject } from '../../common/json-values';
+import type { RequestTraitSchema } from '../../traits/request-trait-schemas';
+
+/** The client protocols the proxy speaks. */
+export type ProtocolName = 'chat';
+
+/** The service's own per-request switches (the `service` body object where a protocol has one). */
+export interface TurnOptions {
+  skipInjection: boolean;
+  skipExtraction: boolean;
+  /** Adds `x-service-context-ids` to the answer. */
+  debug: boolean;
+}
+
+/** What the pipeline needs to know of one client request, whatever its protocol. */
+export interface InboundTurn {
+  /** The body to forward (the service's own options removed), before the context is injected. */
+  body: JsonObject;
+  model: string;
+  stream: boolean;
+  userId: string;
+  /** The text memories are ranked by: the latest user message(s). */
+  question: string;
+  /** This turn's user messages (those after the last assistant message): what is recorded and learnt from. */
+  userTexts: string[];
+  options: TurnOptions;
+  traitOverrides: RequestTraitSchema[];
+}
+
+/**
+ * An inbound protocol: how a client body is read (and refused), where the profile context goes, and
+ * how a failure is told in the middle of this protocol's event stream. Everything else (profile,
+ * context, relay, recording) is the pipeline's and is the same for every protocol.
+ */
+export interface InboundProtocol {
+  readonly name: ProtocolName;
+  parse(body: unknown, headers: IncomingHttpHeaders): InboundTurn;
+  /** The body with the context text added at this protocol's injection point (unchanged when empty). */
+  inject(body: JsonObject, contextText: string): JsonObject;
+  /** The last event of a stream the upstream broke off. */
+  streamFailureEvent(error: ApiError): string;
+}
+
+export const DEFAULT_TURN_OPTIONS: TurnOptions = {
+  skipInjection: false,
+  skipExtraction: false,
+  debug: false,
+};

@@ -1,0 +1,145 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { MemoryTouches } from '../memories/memory-touches';
+import { TurnRecorder } from '../messages/turn-recorder';
+import { applyRequestSchemas } from '../traits/request-trait-schemas';
+import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
+import type { UpstreamResponse } from '../upstream/upstream-client';
+import { ClientConnection } from './client-connection';
+import type { BuiltContext } from './context-text';
+import { ContextService } from './context.service';
+import { EventStreamWriter } from './event-stream-writer';
+import type { UpstreamExchange } from './exchanges/upstream-exchange';
+import { UpstreamExchanges } from './exchanges/upstream-exchanges';
+import type { InboundProtocol, InboundTurn } from './inbound/inbound-protocol';
+import { UpstreamCaller } from './upstream-caller';
+
+/**
+ * The one path of every proxied turn, whatever the client's protocol and the upstream's:
+ * read the request (the protocol's adapter), find the user's profile and the context for the question,
+ * inject it, relay to the upstream through the exchange chosen for this protocol (verbatim or
+ * translated, streams piece by piece), and when the answer completed, record the turn (which starts
+ * learning from it). A cut or failed answer is never recorded.
+ */
+@Injectable()
+export class RelayPipeline {
+  constructor(
+    private readonly schemas: TraitSchemaRegistry,
+    private readonly context: ContextService,
+    private readonly exchanges: UpstreamExchanges,
+    private readonly upstream: UpstreamCaller,
+    private readonly recorder: TurnRecorder,
+    private readonly touches: MemoryTouches,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async relay(protocol: InboundProtocol, req: Request, res: Response, body: unknown): Promise<void> {
+    const client = new ClientConnection(req, res);
+    const turn = protocol.parse(body, req.headers);
+    const schemas = applyRequestSchemas(this.schemas.all(), turn.traitOverrides);
+    const { profileId, context } = await this.context
+      .forChat(turn.userId, schemas, turn.question, turn.options.skipInjection, client.signal)
+      .catch((error: unknown) => {
+        if (client.gone) return null;
+        throw error;
+      })
+      .then((found) => found ?? { profileId: '', context: null });
+    if (client.gone || context === null) return;
+
+    const exchange = this.exchanges.for(protocol.name);
+    const clientBody = protocol.inject(turn.body, context.text);
+    const upstreamBody = exchange.requestBody(clientBody);
+    announceContext(res, context, turn.options.debug);
+    const upstream = await this.upstream.send(
+      { method: 'POST', path: exchange.path, body: upstreamBody },
+      req,
+      client.signal,
+    );
+    if (!upstream) return;
+
+    const finish = async (reply: string | null, end: () => void) => {
+      // Waits while the queue of turns to store is full, so that load slows down instead of piling up.
+      if (reply !== null) await this.record(profileId, turn, reply, requestId(req), context);
+      end();
+    };
+    if (exchange.streams(upstream.status, upstream.headers, clientBody)) {
+      await this.relayStream(client, protocol, exchange, upstream, clientBody, finish);
+    } else {
+      const payload = await this.upstream.read(upstream, client.signal);
+      if (payload === null) return;
+      const answer = exchange.answer(upstream.status, upstream.headers, payload);
+      res.status(answer.status);
+      for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+      await finish(answer.reply, () => res.end(answer.body));
+    }
+  }
+
+  private async relayStream(
+    client: ClientConnection,
+    protocol: InboundProtocol,
+    exchange: UpstreamExchange,
+    upstream: UpstreamResponse,
+    clientBody: Record<string, unknown>,
+    finish: (reply: string | null, end: () => void) => Promise<void>,
+  ): Promise<void> {
+    const writer = new EventStreamWriter(client, upstream.status, exchange.streamHeaders(upstream.headers), {
+      idleTimeoutMs: this.config.upstream.streamIdleTimeoutMs,
+      keepAliveMs: this.config.upstream.streamKeepAliveMs,
+    });
+    const translation = exchange.stream(clientBody);
+    try {
+      for await (const chunk of upstream.body) {
+        if (!(await writer.write(translation.push(chunk)))) {
+          upstream.body.destroy();
+          writer.stop();
+          return;
+        }
+      }
+    } catch (error) {
+      writer.end(client.gone ? undefined : protocol.streamFailureEvent(this.upstream.failure(error)));
+      return;
+    }
+    const last = translation.end();
+    await finish(translation.completedReply(), () => writer.end(last));
+  }
+
+  private async record(
+    profileId: string,
+    turn: InboundTurn,
+    reply: string,
+    requestId: string,
+    context: BuiltContext,
+  ): Promise<void> {
+    this.touches.touch(context.memoryIds);
+    await this.recorder.record({
+      profileId,
+      userTexts: turn.userTexts,
+      reply,
+      model: turn.model,
+      requestId,
+      skipExtraction: turn.options.skipExtraction,
+      traitOverrides: turn.traitOverrides,
+    });
+  }
+}
+
+/** The context's size for metrics and clients (`x-service-context`), and its ids when debugging. */
+function announceContext(res: Response, context: BuiltContext, debug: boolean): void {
+  res.setHeader(
+    'x-service-context',
+    `traits=${context.traitKeys.length}; memories=${context.memoryIds.length}`,
+  );
+  if (debug) {
+    res.setHeader(
+      'x-service-context-ids',
+      `traits=${context.traitKeys.join(',')}; memories=${context.memoryIds.join(',')}`,
+    );
+  }
+}
+
+/** The id of the request's log line (pino-http sets it from X-Request-Id or makes one). */
+function requestId(req: Request): string {
+  return String((req as Request & { id?: unknown }).id ?? '');
+}

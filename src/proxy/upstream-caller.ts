@@ -1,0 +1,109 @@
+import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
+import type { Request } from 'express';
+import { ApiError } from '../common/api-error';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import {
+  classifyUpstreamFailure,
+  UpstreamClient,
+  UpstreamError,
+  UpstreamResponse,
+  UpstreamTimeoutError,
+} from '../upstream/upstream-client';
+import { upstreamFailureCause } from '../upstream/upstream-errors';
+
+/** Largest non-stream upstream answer the proxy will hold in memory. */
+export const MAX_UPSTREAM_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Calls the configured upstream for the proxy and turns its failures into answers that say what went
+ * wrong: 502 `upstream_unavailable` or 504 `upstream_timeout` naming the upstream's host and the cause
+ * (DNS, refused, TLS, ...). The first failure (and the first after a success) is logged at warn with
+ * the same words. When the client has gone, a failure is nobody's answer: the calls return null.
+ */
+@Injectable()
+export class UpstreamCaller {
+  private readonly logger = new Logger('Upstream');
+  private readonly host: string;
+  private lastFailure: string | null = null;
+
+  constructor(
+    private readonly upstream: UpstreamClient,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.host = new URL(config.upstream.baseUrl).host;
+  }
+
+  async send(
+    request: { method: 'GET' | 'POST'; path: string; body?: object; headers?: Record<string, string> },
+    req: Request,
+    signal: AbortSignal,
+  ): Promise<UpstreamResponse | null> {
+    try {
+      const response = await this.upstream.send({
+        method: request.method,
+        path: request.path,
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        headers: request.headers,
+        apiKey: upstreamKey(req),
+        signal,
+      });
+      this.lastFailure = null;
+      return response;
+    } catch (error) {
+      if (signal.aborted) return null;
+      throw this.failure(error);
+    }
+  }
+
+  /** Reads a whole answer, within MAX_UPSTREAM_BODY_BYTES. */
+  async read(response: UpstreamResponse, signal: AbortSignal): Promise<Buffer | null> {
+    try {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        size += chunk.length;
+        if (size > MAX_UPSTREAM_BODY_BYTES) {
+          response.body.destroy();
+          throw new ApiError(
+            HttpStatus.BAD_GATEWAY,
+            'upstream_invalid_response',
+            `The upstream answer is larger than ${MAX_UPSTREAM_BODY_BYTES} bytes.`,
+          );
+        }
+        chunks.push(chunk);
+      }
+      return Buffer.concat(chunks);
+    } catch (error) {
+      if (signal.aborted) return null;
+      throw this.failure(error);
+    }
+  }
+
+  /** The envelope error of a failure talking to the upstream (an ApiError passes through). */
+  failure(error: unknown): ApiError {
+    if (error instanceof ApiError) return error;
+    const failure = classifyUpstreamFailure(error);
+    if (!failure) throw error;
+    const message = this.describe(failure);
+    if (this.lastFailure !== message) {
+      this.lastFailure = message;
+      this.logger.warn(message);
+    }
+    return failure instanceof UpstreamTimeoutError
+      ? new ApiError(HttpStatus.GATEWAY_TIMEOUT, 'upstream_timeout', message)
+      : new ApiError(HttpStatus.BAD_GATEWAY, 'upstream_unavailable', message);
+  }
+
+  private describe(failure: UpstreamError): string {
+    const what = failure instanceof UpstreamTimeoutError ? 'did not answer in time' : 'could not be reached';
+    return `The upstream provider at ${this.host} ${what}: ${upstreamFailureCause(failure)}.`;
+  }
+}
+
+/** X-Upstream-Key replaces the configured key for this request; our own key is never sent on. */
+function upstreamKey(req: Request): string | undefined {
+  const header = req.headers['x-upstream-key'];
+  const key = Array.isArray(header) ? header[0] : header;
+  return key && key.trim() !== '' ? key.trim() : undefined;
+}

@@ -1,0 +1,295 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import OpenAI from 'openai';
+import { expectEnvelope, makeMemory, makeProfile } from './support/factories';
+import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
+import { startTestApp, TestApp } from './support/test-app';
+
+const IDLE_TIMEOUT_MS = 800;
+const KEEP_ALIVE_MS = 150;
+
+/** What a slow or vanishing client, a silent upstream and odd headers do to the relay. */
+describe('Relay: clients that go away or stop reading, silent upstreams, headers', () => {
+  let fake: FakeOpenAI;
+  let t: TestApp;
+  let userSeq = 0;
+  const nextUser = () => `relay-user-${++userSeq}`;
+  const chatBody = (stream: boolean, content = 'Hello') => ({
+    model: 'fake-model',
+    stream,
+    messages: [{ role: 'user', content }],
+  });
+  const storedMessages = async (userId: string) => {
+    const res = await t.api().get(`/api/profiles/${encodeURIComponent(userId)}/export`);
+    return res.status === 404 ? [] : (res.body.messages as Array<{ role: string; content: string }>);
+  };
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    t = await startTestApp({
+      UPSTREAM_BASE_URL: fake.url,
+      UPSTREAM_TIMEOUT_MS: '3000',
+      UPSTREAM_STREAM_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
+      UPSTREAM_STREAM_KEEPALIVE_MS: String(KEEP_ALIVE_MS),
+      EXTRACTOR: 'heuristic',
+    });
+  });
+
+  afterEach(async () => {
+    await t.drain();
+    fake.reset();
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  describe('streams', () => {
+    it('sends keep-alive comments while the upstream is silent, and clients still read the stream', async () => {
+      fake.script({ kind: 'stream', chunks: ['slow ', 'answer'], delayMs: 600 });
+      const res = await t
+        .api()
+        .post('/v1/chat/completions')
+        .set('X-Service-Id', nextUser())
+        .send(chatBody(true));
+      expect(res.status).toBe(200);
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(res.text).toMatch(/\n\n: keep-alive\n\n/);
+      // every comment sits between two events, never inside one
+      for (const block of res.text.split('\n\n').filter(Boolean)) {
+        expect(block.startsWith(': keep-alive') || block.startsWith('data: ')).toBe(true);
+      }
+
+      fake.script({ kind: 'stream', chunks: ['slow ', 'answer'], delayMs: 600 });
+      const sdk = new OpenAI({ apiKey: 'x', baseURL: `${t.url}/v1`, maxRetries: 0 });
+      const stream = await sdk.chat.completions.create(
+        { model: 'fake-model', stream: true, messages: [{ role: 'user', content: 'Hello' }] },
+        { headers: { 'X-Service-Id': nextUser() } },
+      );
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      expect(text).toBe('slow answer');
+    });
+
+    it('keeps no listeners behind while a slow client reads a long stream', async () => {
+      const warnings: Error[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning);
+      process.on('warning', onWarning);
+      try {
+        const piece = 'x'.repeat(64 * 1024);
+        fake.script({ kind: 'stream', chunks: Array.from({ length: 120 }, () => piece) });
+        const userId = nextUser();
+        const received = await readSlowly(t.url, userId, 5);
+        expect(received).toContain('[DONE]');
+        await t.drain();
+        expect((await storedMessages(userId)).map((m) => m.role)).toEqual(['user', 'assistant']);
+      } finally {
+        process.off('warning', onWarning);
+      }
+      expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
+    });
+
+    it('cuts a client that stops reading for longer than the idle timeout, and aborts the upstream', async () => {
+      const piece = 'y'.repeat(64 * 1024);
+      fake.script({ kind: 'stream', chunks: Array.from({ length: 400 }, () => piece), delayMs: 1 });
+      const userId = nextUser();
+      const cut = await new Promise<string>((resolve) => {
+        const req = httpRequest(`${t.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-service-id': userId },
+        });
+        req.on('response', (res: IncomingMessage) => {
+          res.pause(); // reads nothing more
+          res.on('close', () => resolve('closed'));
+          res.on('error', () => resolve('closed'));
+        });
+        req.on('error', () => resolve('closed'));
+        req.end(JSON.stringify(chatBody(true)));
+      });
+      expect(cut).toBe('closed');
+      await fake.waitForClientClose(0, 5_000);
+      await t.drain();
+      expect(await storedMessages(userId)).toEqual([]);
+    });
+  });
+
+  describe('a client that leaves before the relay starts', () => {
+    it('is noticed: the upstream is never called and nothing is recorded', async () => {
+      const userId = nextUser();
+      // Holds the request before the relay: the context waits for the profile row, locked here.
+      const profile = await makeProfile(t, userId);
+      await makeMemory(t, profile.id, { content: 'User likes tea' });
+      const lock = await lockProfiles(t);
+      const req = httpRequest(`${t.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-id': userId },
+      });
+      req.on('error', () => undefined);
+      req.end(JSON.stringify(chatBody(false)));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      req.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await lock.release();
+      await t.drain();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(fake.requests.filter((r) => r.path === '/v1/chat/completions')).toHaveLength(0);
+      expect(await storedMessages(userId)).toEqual([]);
+    });
+  });
+
+  describe('recording', () => {
+    it('stores the turn with the request id of its log line', async () => {
+      const userId = nextUser();
+      await t
+        .api()
+        .post('/v1/chat/completions')
+        .set('X-Service-Id', userId)
+        .set('X-Request-Id', 'req-relay-42')
+        .send(chatBody(false, 'Which id?'))
+        .expect(200);
+      await t.drain();
+      const rows: Array<{ request_id: string }> = await t.dataSource.query(
+        `SELECT m.request_id FROM messages m JOIN profiles p ON p.id = m.profile_id WHERE p.external_id = $1`,
+        [userId],
+      );
+      expect(rows.map((row) => row.request_id)).toEqual(['req-relay-42', 'req-relay-42']);
+    });
+  });
+
+  describe('headers', () => {
+    it('reads X-Service-Id as UTF-8, so it names the same profile as the id sent in JSON', async () => {
+      const utf8AsSent = Buffer.from('müller-ß', 'utf8').toString('latin1');
+      await t
+        .api()
+        .post('/v1/chat/completions')
+        .set('X-Service-Id', utf8AsSent)
+        .send(chatBody(false))
+        .expect(200);
+      await t
+        .api()
+        .post('/v1/chat/completions')
+        .send({ ...chatBody(false), user: 'müller-ß' })
+        .expect(200);
+      await t.drain();
+      const profile = await t
+        .api()
+        .get(`/api/profiles/${encodeURIComponent('müller-ß')}`)
+        .expect(200);
+      expect(profile.body.profile.externalId).toBe('müller-ß');
+      const all = await t.api().get('/api/profiles?search=ller').expect(200);
+      expect(all.body.profiles.map((p: { externalId: string }) => p.externalId)).toEqual(['müller-ß']);
+    });
+
+    it('refuses an X-Service-Id that is not UTF-8 with 400 invalid_user_id', async () => {
+      const res = await t
+        .api()
+        .post('/v1/chat/completions')
+        .set('X-Service-Id', 'm\u00fcller') // one Latin-1 byte: not UTF-8
+        .send(chatBody(false))
+        .expect(400);
+      expectEnvelope(res.body, 'invalid_user_id');
+    });
+
+    it('answers a non-string user id with invalid_user_id, whichever field carries it', async () => {
+      for (const body of [
+        { ...chatBody(false), user: 123 },
+        { ...chatBody(false), metadata: { profile_id: 7 } },
+      ]) {
+        const res = await t.api().post('/v1/chat/completions').send(body).expect(400);
+        expectEnvelope(res.body, 'invalid_user_id');
+      }
+    });
+
+    it('treats every charset but UTF-8 alike: 415 unsupported_media_type', async () => {
+      for (const charset of ['utf-16', 'latin1', 'utf-32', 'iso-8859-1']) {
+        const res = await t
+          .api()
+          .post('/api/profiles')
+          .set('content-type', `application/json; charset=${charset}`)
+          .send(JSON.stringify({ externalId: `charset-${charset}` }));
+        expect({ charset, status: res.status }).toEqual({ charset, status: 415 });
+        expectEnvelope(res.body, 'unsupported_media_type');
+      }
+      await t
+        .api()
+        .post('/api/profiles')
+        .set('content-type', 'application/json; charset="UTF-8"')
+        .send(JSON.stringify({ externalId: 'charset-utf8' }))
+        .expect(201);
+    });
+  });
+});
+
+describe('Relay: an upstream that cannot be reached', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ UPSTREAM_BASE_URL: 'http://127.0.0.1:9/v1', LOG_LEVEL: 'warn' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers 502 naming the upstream host and the cause', async () => {
+    for (const path of ['/v1/chat/completions', '/v1/models']) {
+      const res =
+        path === '/v1/models'
+          ? await t.api().get(path).expect(502)
+          : await t
+              .api()
+              .post(path)
+              .set('X-Service-Id', 'unreachable')
+              .send({
+                model: 'm',
+                messages: [{ role: 'user', content: 'x' }],
+              });
+      expect(res.status).toBe(502);
+      const error = expectEnvelope(res.body, 'upstream_unavailable');
+      expect(error.message).toContain('127.0.0.1:9');
+      expect(error.message).toContain('refused (ECONNREFUSED)');
+    }
+  });
+});
+
+/** Reads a streamed chat answer, pausing between reads so that the server's writes fill the buffers. */
+function readSlowly(url: string, userId: string, pauseMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-id': userId },
+    });
+    req.on('response', (res: IncomingMessage) => {
+      let tail = '';
+      res.on('data', (chunk: Buffer) => {
+        tail = (tail + chunk.toString('latin1')).slice(-200);
+        res.pause();
+        setTimeout(() => res.resume(), pauseMs);
+      });
+      res.on('end', () => resolve(tail));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(
+      JSON.stringify({
+        model: 'fake-model',
+        stream: true,
+        messages: [{ role: 'user', content: 'Long, please' }],
+      }),
+    );
+  });
+}
+
+/** Locks the profiles table in a transaction of its own: the context query waits until it is released. */
+async function lockProfiles(t: TestApp): Promise<{ release: () => Promise<void> }> {
+  const runner = t.dataSource.createQueryRunner();
+  await runner.connect();
+  await runner.startTransaction();
+  await runner.query(`LOCK TABLE profiles IN ACCESS EXCLUSIVE MODE`);
+  return {
+    release: async () => {
+      await runner.commitTransaction();
+      await runner.release();
+    },
+  };
+}
