@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import OpenAI from 'openai';
+import { ChildService } from './support/child-service';
 import { expectEnvelope, makeMemory, makeProfile } from './support/factories';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { startTestApp, TestApp } from './support/test-app';
@@ -91,23 +92,27 @@ describe('Relay: clients that go away or stop reading, silent upstreams, headers
 
     it('cuts a client that stops reading for longer than the idle timeout, and aborts the upstream', async () => {
       const piece = 'y'.repeat(64 * 1024);
-      fake.script({ kind: 'stream', chunks: Array.from({ length: 400 }, () => piece), delayMs: 1 });
+      fake.script({ kind: 'stream', chunks: Array.from({ length: 400 }, () => piece), then: 'hang' });
       const userId = nextUser();
-      const cut = await new Promise<string>((resolve) => {
+      const res = await new Promise<IncomingMessage>((resolve, reject) => {
         const req = httpRequest(`${t.url}/v1/chat/completions`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-service-id': userId },
         });
-        req.on('response', (res: IncomingMessage) => {
-          res.pause(); // reads nothing more
-          res.on('close', () => resolve('closed'));
-          res.on('error', () => resolve('closed'));
-        });
-        req.on('error', () => resolve('closed'));
+        req.on('response', resolve);
+        req.on('error', reject);
         req.end(JSON.stringify(chatBody(true)));
       });
-      expect(cut).toBe('closed');
-      await fake.waitForClientClose(0, 5_000);
+      res.pause(); // reads nothing: the buffers fill and the relay waits, then gives up on this client
+      await fake.waitForClientClose(0, 10_000); // the upstream request was aborted
+      let tail = '';
+      res.on('data', (chunk: Buffer) => (tail = (tail + chunk.toString('latin1')).slice(-100)));
+      await new Promise((resolve) => {
+        res.on('error', resolve);
+        res.socket.once('close', resolve);
+        res.resume();
+      });
+      expect(tail).not.toContain('[DONE]');
       await t.drain();
       expect(await storedMessages(userId)).toEqual([]);
     });
@@ -158,11 +163,11 @@ describe('Relay: clients that go away or stop reading, silent upstreams, headers
 
   describe('headers', () => {
     it('reads X-Service-Id as UTF-8, so it names the same profile as the id sent in JSON', async () => {
-      const utf8AsSent = Buffer.from('müller-ß', 'utf8').toString('latin1');
+      // superagent sends header text as UTF-8 bytes, as most clients do
       await t
         .api()
         .post('/v1/chat/completions')
-        .set('X-Service-Id', utf8AsSent)
+        .set('X-Service-Id', 'müller-ß')
         .send(chatBody(false))
         .expect(200);
       await t
@@ -181,13 +186,15 @@ describe('Relay: clients that go away or stop reading, silent upstreams, headers
     });
 
     it('refuses an X-Service-Id that is not UTF-8 with 400 invalid_user_id', async () => {
-      const res = await t
-        .api()
-        .post('/v1/chat/completions')
-        .set('X-Service-Id', 'm\u00fcller') // one Latin-1 byte: not UTF-8
-        .send(chatBody(false))
-        .expect(400);
-      expectEnvelope(res.body, 'invalid_user_id');
+      // node's client writes header text as Latin-1: here the single byte 0xFC, which is not UTF-8
+      const res = await rawPost(
+        t.url,
+        '/v1/chat/completions',
+        { 'x-service-id': 'm\u00fcller' },
+        chatBody(false),
+      );
+      expect(res.status).toBe(400);
+      expectEnvelope(JSON.parse(res.body), 'invalid_user_id');
     });
 
     it('answers a non-string user id with invalid_user_id, whichever field carries it', async () => {
@@ -224,7 +231,7 @@ describe('Relay: an upstream that cannot be reached', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp({ UPSTREAM_BASE_URL: 'http://127.0.0.1:9/v1', LOG_LEVEL: 'warn' });
+    t = await startTestApp({ UPSTREAM_BASE_URL: 'http://127.0.0.1:9/v1' });
   });
 
   afterAll(async () => {
@@ -251,6 +258,30 @@ describe('Relay: an upstream that cannot be reached', () => {
     }
   });
 });
+
+function rawPost(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  body: object,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+    });
+    req.on('response', (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+      );
+    });
+    req.on('error', reject);
+    // A Buffer body keeps the headers in their own write, in Latin-1 (a string body would carry them as UTF-8).
+    req.end(Buffer.from(JSON.stringify(body)));
+  });
+}
 
 /** Reads a streamed chat answer, pausing between reads so that the server's writes fill the buffers. */
 function readSlowly(url: string, userId: string, pauseMs: number): Promise<string> {
@@ -293,3 +324,30 @@ async function lockProfiles(t: TestApp): Promise<{ release: () => Promise<void> 
     },
   };
 }
+
+describe('Relay: the log of an upstream that cannot be reached', () => {
+  it('says at warn, once, what the answer says', async () => {
+    const service = await ChildService.start({
+      UPSTREAM_BASE_URL: 'http://127.0.0.1:9/v1',
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      await service.ready();
+      const messages: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${service.url}/v1/models`);
+        expect(res.status).toBe(502);
+        messages.push(((await res.json()) as { error: { message: string } }).error.message);
+      }
+      const warnings = service.output
+        .join('')
+        .split('\n')
+        .filter((line) => line.includes('"context":"Upstream"'))
+        .map((line) => JSON.parse(line) as { level: string; msg: string });
+      expect(warnings).toEqual([{ ...warnings[0], level: 'warn', msg: messages[0] }]);
+      expect(new Set(messages).size).toBe(1);
+    } finally {
+      await service.stop();
+    }
+  });
+});

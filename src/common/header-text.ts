@@ -12,7 +12,7 @@ export function headerText(
 ): string | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (raw === undefined) return undefined;
-  if (!/[^\x00-\x7f]/.test(raw)) return raw;
+  if (!/[^\p{ASCII}]/u.test(raw)) return raw;
   const decoded = Buffer.from(raw, 'latin1').toString('utf8');
   if (decoded.includes('\ufffd') && !raw.includes('\ufffd')) {
     throw invalidField(name, code, `${name} must be UTF-8 text.`);

@@ -1,3 +1,5 @@
+import { errorMessage } from '../common/error-message';
+
 /**
  * Failures after which the same statement may well succeed: lost or refused connections, a pool that
  * had no connection to give in time, deadlocks, serialization failures and lock timeouts. Anything
@@ -10,7 +12,7 @@ export function isTransientDatabaseError(error: unknown): boolean {
     if (/^(08|53|57P|40)/.test(code) || code === '55P03') return true; // SQLSTATE classes
     if (/^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH)$/.test(code)) return true;
   }
-  const message = String((error as { message?: unknown }).message ?? '');
+  const message = errorMessage(error);
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection timeout/i.test(
     message,
   );

@@ -141,5 +141,6 @@ function announceContext(res: Response, context: BuiltContext, debug: boolean): 
 
 /** The id of the request's log line (pino-http sets it from X-Request-Id or makes one). */
 function requestId(req: Request): string {
-  return String((req as Request & { id?: unknown }).id ?? '');
+  const id = (req as Request & { id?: unknown }).id;
+  return typeof id === 'string' ? id : '';
 }

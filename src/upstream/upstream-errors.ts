@@ -80,6 +80,6 @@ export function upstreamFailureCause(error: UpstreamError): string {
     cause = (cause as { cause?: unknown }).cause;
   }
   const code = errorCode(error.cause);
-  const detail = String((error.cause as { message?: unknown } | null)?.message ?? '').slice(0, 200);
+  const detail = error.cause instanceof Error ? error.cause.message.slice(0, 200) : '';
   return code ? `${detail || 'it failed'} (${code})` : detail || 'it failed';
 }
