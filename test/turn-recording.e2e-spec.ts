@@ -1,0 +1,164 @@
+import { Client } from 'pg';
+import { makeMemory, makeProfile } from './support/factories';
+import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
+import { startTestApp, TestApp } from './support/test-app';
+
+const onServer = process.env.DATABASE_URL !== undefined;
+
+/** Recording completed turns: never lost, never waiting on rows other chats hold, bounded in memory. */
+describe('Turn recording under load', () => {
+  let fake: FakeOpenAI;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    t = await startTestApp({ UPSTREAM_BASE_URL: fake.url, EXTRACTOR: 'heuristic' });
+  });
+
+  afterEach(async () => {
+    await t.drain();
+    fake.reset();
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  it('stores every turn of many concurrent chats of one user, streamed or not', async () => {
+    const profile = await makeProfile(t, 'busy-user');
+    for (let i = 0; i < 12; i++) {
+      await makeMemory(t, profile.id, { content: `User fact number ${i} about tea and trains` });
+    }
+    const chat = (i: number) =>
+      t
+        .api()
+        .post('/v1/chat/completions')
+        .set('X-Service-Id', 'busy-user')
+        .send({
+          model: 'fake-model',
+          stream: i % 2 === 0,
+          messages: [{ role: 'user', content: `Tell me about tea and trains, question ${i}` }],
+        })
+        .expect(200);
+    const rounds = 4;
+    const connections = 16;
+    for (let round = 0; round < rounds; round++) {
+      await Promise.all(Array.from({ length: connections }, (_, i) => chat(round * connections + i)));
+    }
+    await t.drain();
+    const [{ count }] = await t.dataSource.query(
+      `SELECT count(*)::int AS count FROM messages WHERE profile_id = $1 AND role = 'user'`,
+      [profile.id],
+    );
+    expect(count).toBe(rounds * connections);
+    const touched = await t.dataSource.query(
+      `SELECT count(*)::int AS count FROM memories WHERE profile_id = $1 AND last_accessed_at IS NOT NULL`,
+      [profile.id],
+    );
+    expect(touched[0].count).toBeGreaterThan(0);
+  });
+});
+
+(onServer ? describe : describe.skip)('Turn recording on a server, with other sessions in the way', () => {
+  let fake: FakeOpenAI;
+  let t: TestApp;
+  let other: Client;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    t = await startTestApp({ UPSTREAM_BASE_URL: fake.url, EXTRACTOR: 'heuristic', TURN_QUEUE_SIZE: '2' });
+    other = new Client({ connectionString: process.env.DATABASE_URL });
+    await other.connect();
+  });
+
+  afterEach(async () => {
+    await other.query('ROLLBACK').catch(() => undefined);
+    await t.drain();
+    fake.reset();
+  });
+
+  afterAll(async () => {
+    await other.end();
+    await t.close();
+    await fake.close();
+  });
+
+  const ask = (userId: string, content = 'Do I like tea?') =>
+    t
+      .api()
+      .post('/v1/chat/completions')
+      .set('X-Service-Id', userId)
+      .send({ model: 'fake-model', messages: [{ role: 'user', content }] });
+  const storedUserMessages = async (userId: string): Promise<number> => {
+    const rows = await t.dataSource.query(
+      `SELECT count(*)::int AS count FROM messages m JOIN profiles p ON p.id = m.profile_id
+       WHERE p.external_id = $1 AND m.role = 'user'`,
+      [userId],
+    );
+    return rows[0].count as number;
+  };
+
+  it('stores the turn while another transaction holds the injected memory row', async () => {
+    const profile = await makeProfile(t, 'locked-memory-user');
+    const memory = await makeMemory(t, profile.id, { content: 'User likes tea' });
+    await other.query('BEGIN');
+    await other.query('SELECT id FROM memories WHERE id = $1 FOR UPDATE', [memory.id]);
+
+    const res = await ask('locked-memory-user').expect(200);
+    expect(res.headers['x-service-context']).toBe('traits=0; memories=1');
+    await t.drain();
+    expect(await storedUserMessages('locked-memory-user')).toBe(1);
+    await other.query('ROLLBACK');
+  });
+
+  it('retries a turn whose write failed on a lost connection, and stores it', async () => {
+    await makeProfile(t, 'retried-user');
+    await other.query('BEGIN');
+    await other.query('LOCK TABLE messages IN ACCESS EXCLUSIVE MODE');
+    await ask('retried-user').expect(200);
+    // the writer now waits for the lock: its connection is cut under it
+    await waitFor(async () => {
+      const rows = await other.query(
+        `SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'INSERT INTO messages%'`,
+      );
+      return rows.rows.length > 0;
+    });
+    await other.query('ROLLBACK');
+    await t.drain();
+    expect(await storedUserMessages('retried-user')).toBe(1);
+  });
+
+  it('holds requests while the queue of turns is full, says so on /ready, and stores them all after', async () => {
+    const users = ['queued-1', 'queued-2', 'queued-3', 'queued-4'];
+    for (const user of users) await makeProfile(t, user);
+    await other.query('BEGIN');
+    await other.query('LOCK TABLE messages IN ACCESS EXCLUSIVE MODE');
+
+    const finished: string[] = [];
+    const requests = users.map((user) =>
+      ask(user)
+        .expect(200)
+        .then(() => finished.push(user)),
+    );
+    await waitFor(async () => (await t.api().get('/ready')).status === 503);
+    const ready = await t.api().get('/ready').expect(503);
+    expect(ready.body.error.turns).toEqual({ status: 'down', queued: 2 });
+    expect(finished.length).toBeLessThan(users.length); // at least one request waits for room
+
+    await other.query('ROLLBACK');
+    await Promise.all(requests);
+    await t.drain();
+    for (const user of users) expect(await storedUserMessages(user)).toBe(1);
+    await t.api().get('/ready').expect(200);
+  });
+});
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
