@@ -3,6 +3,7 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { CommonModule } from './common/common.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { JobLeasesModule } from './database/job-leases.module';
 import { EmbeddingsModule } from './embeddings/embeddings.module';
 import { ExtractionModule } from './extraction/extraction.module';
 import { HealthModule } from './health/health.module';
@@ -22,6 +23,7 @@ import { UpstreamModule } from './upstream/upstream.module';
     LoggingModule,
     MetricsModule,
     DatabaseModule,
+    JobLeasesModule,
     EventEmitterModule.forRoot(),
     CommonModule,
     HealthModule,

@@ -3,7 +3,9 @@ import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
+import { isTransientDatabaseError } from './database-errors';
 import { ApiError } from './api-error';
+import { errorMessage } from './error-message';
 
 /** Codes for HTTP exceptions raised by the framework rather than by our services. */
 const CODE_BY_STATUS: Record<number, string> = {
@@ -62,6 +64,17 @@ export class AllExceptionsFilter implements ExceptionFilter {
         HttpStatus.BAD_REQUEST,
         'invalid_value',
         'A value in the request cannot be stored.',
+      );
+    }
+    if (isTransientDatabaseError(exception)) {
+      // The pool had no connection to give in time, or the server went away: a moment's trouble.
+      this.logger.warn(
+        `database unavailable on ${request.method} ${request.path}: ${errorMessage(exception)}`,
+      );
+      return new ApiError(
+        HttpStatus.SERVICE_UNAVAILABLE,
+        'database_unavailable',
+        'The database is busy or unreachable; retry in a moment.',
       );
     }
     const errorId = randomUUID();

@@ -14,6 +14,8 @@ export interface AppConfig {
   /** Directory of the embedded database, or `memory://` for a throwaway in-memory one. */
   dataDir: string;
   databasePoolSize: number;
+  /** How long a query waits for a pooled connection before the request fails with 503. */
+  databaseAcquireTimeoutMs: number;
   serviceApiKey: string | null;
   bodyLimitBytes: number;
   upstream: {
@@ -80,6 +82,8 @@ export interface ExtractionSettings {
   concurrency: number;
   /** Background tries of one message before it is given up (extracted_at set, extraction_error kept). */
   maxAttempts: number;
+  /** Pause before a failed batch is tried again; it doubles with every failure, up to an hour. */
+  backoffMs: number;
   /** Pause between two runs of the memory decay job. */
   decayIntervalMs: number;
 }
@@ -116,6 +120,26 @@ export const MAX_VECTOR_DIMENSIONS = 16_000;
 
 /** Reads and validates the configuration; throws a ConfigError naming the first bad variable. */
 export function loadConfig(env: Env): AppConfig {
+  return checkCombinations(readConfig(env));
+}
+
+/**
+ * Settings that are each valid but cannot work together. Background extraction takes at most one
+ * pooled connection per profile it works on, briefly: with as many workers as connections, requests
+ * could wait behind it.
+ */
+function checkCombinations(config: AppConfig): AppConfig {
+  if (config.databaseUrl !== null && config.extraction.concurrency >= config.databasePoolSize) {
+    throw new ConfigError(
+      'EXTRACTION_CONCURRENCY',
+      `(${config.extraction.concurrency}) must be lower than DATABASE_POOL_SIZE (${config.databasePoolSize}), ` +
+        'so that background extraction never takes every database connection',
+    );
+  }
+  return config;
+}
+
+function readConfig(env: Env): AppConfig {
   const read = new EnvReader(env);
   const upstreamBaseUrl = read.url('UPSTREAM_BASE_URL', 'https://api.openai.com/v1');
   const upstreamApiKey = read.optionalString('UPSTREAM_API_KEY');
@@ -125,6 +149,7 @@ export function loadConfig(env: Env): AppConfig {
     databaseUrl: read.optionalDatabaseUrl('DATABASE_URL'),
     dataDir: read.dataDir('DATA_DIR', './data'),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 200),
+    databaseAcquireTimeoutMs: read.integer('DATABASE_ACQUIRE_TIMEOUT_MS', 5_000, 100, 600_000),
     serviceApiKey: read.optionalString('SERVICE_API_KEY'),
     bodyLimitBytes: read.byteSize('BODY_LIMIT', '10mb'),
     upstream: {
@@ -165,6 +190,7 @@ export function loadConfig(env: Env): AppConfig {
       sweepIntervalMs: read.integer('EXTRACTION_SWEEP_INTERVAL_MS', 30_000, 0, 86_400_000),
       concurrency: read.integer('EXTRACTION_CONCURRENCY', 2, 1, 64),
       maxAttempts: read.integer('EXTRACTION_MAX_ATTEMPTS', 5, 1, 100),
+      backoffMs: read.integer('EXTRACTION_BACKOFF_MS', 30_000, 0, 3_600_000),
       decayIntervalMs: read.integer('MEMORY_DECAY_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
     },
     traitSchemasFile: read.optionalString('TRAIT_SCHEMAS_FILE'),

@@ -11,7 +11,11 @@ import { MessageTraitOverrides1763800000000 } from './migrations/1763800000000-m
 import { MemoryDecayProgress1763900000000 } from './migrations/1763900000000-memory-decay-progress';
 import { MemoryEmbeddings1764100000000 } from './migrations/1764100000000-memory-embeddings';
 import { MemoryExactWords1764200000000 } from './migrations/1764200000000-memory-exact-words';
+import { WorkLeases1764310000000 } from './migrations/1764310000000-work-leases';
 import { EmbeddedDatabase } from './embedded-database';
+
+/** How long a query waits for a connection of the pool unless DATABASE_ACQUIRE_TIMEOUT_MS says otherwise. */
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 5_000;
 
 export const ENTITIES = [ProfileEntity, TraitEntity, MemoryEntity, MemoryEmbeddingEntity, MessageEntity];
 export const MIGRATIONS = [
@@ -21,6 +25,7 @@ export const MIGRATIONS = [
   MemoryRankingIndexes1764000000000,
   MemoryEmbeddings1764100000000,
   MemoryExactWords1764200000000,
+  WorkLeases1764310000000,
 ];
 
 /**
@@ -30,6 +35,7 @@ export const MIGRATIONS = [
  */
 export function buildDataSourceOptions(
   target: { databaseUrl: string; poolSize: number } | { embedded: EmbeddedDatabase },
+  acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS,
 ): DataSourceOptions {
   const base = {
     type: 'postgres' as const,
@@ -47,11 +53,13 @@ export function buildDataSourceOptions(
       url: target.databaseUrl,
       poolSize: target.poolSize,
       applicationName: 'profile-memory-service',
+      // pg's wait for a pooled connection (or a new one): a starved pool fails fast, never hangs
+      connectTimeoutMS: acquireTimeoutMs,
     };
   }
   return {
     ...base,
     extra: { ...createPgConfig(target.embedded.pglite), max: 1, idleTimeoutMillis: 0 },
-    connectTimeoutMS: 30_000,
+    connectTimeoutMS: acquireTimeoutMs,
   };
 }

@@ -36,6 +36,7 @@ export class EmbeddedDatabaseModule implements OnApplicationShutdown {
       useFactory: (config: AppConfig, embedded: EmbeddedDatabase | null) => ({
         ...buildDataSourceOptions(
           embedded ? { embedded } : { databaseUrl: config.databaseUrl!, poolSize: config.databasePoolSize },
+          config.databaseAcquireTimeoutMs,
         ),
         // Fail a boot against an unreachable server in seconds, not the default half minute.
         retryAttempts: 2,

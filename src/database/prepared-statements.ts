@@ -32,6 +32,7 @@ export class PreparedStatements implements OnApplicationShutdown {
       ? new Pool({
           connectionString: config.databaseUrl,
           max: HOT_POOL_SIZE,
+          connectionTimeoutMillis: config.databaseAcquireTimeoutMs,
           options: '-c plan_cache_mode=force_generic_plan',
           application_name: 'profile-memory-service',
         })

@@ -9,6 +9,7 @@ import {
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BackgroundWork } from '../common/background-work';
+import { isForeignKeyViolation } from '../common/database-errors';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ExtractionOutcome, MetricsService } from '../metrics/metrics.service';
@@ -17,14 +18,17 @@ import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
 import { ConcurrencyLimiter } from './concurrency-limiter';
 import { ExtractionAbortedError } from './extraction-errors';
 import { ExtractionService } from './extraction.service';
-import { PendingBatch, PendingMessages } from './pending-messages';
-import { ProfileWorkLock } from './profile-work-lock';
+import { ClaimedBatch, ExtractionQueue } from './extraction-queue';
 import { SummaryService } from './summary.service';
 
 /** Profiles looked up per query of a sweep. */
 const SWEEP_PAGE = 100;
 /** Bound on the batches of one profile in one run, so that no run can loop for ever. */
 const MAX_BATCHES_PER_RUN = 200;
+/** The longest pause of the LLM extractor between two tries of a call. */
+const MAX_LLM_RETRY_PAUSE_MS = 30_000;
+/** Time a claimed batch keeps beyond its LLM calls (reading, applying). */
+const LEASE_MARGIN_MS = 60_000;
 
 type BatchOutcome = 'changed' | 'unchanged' | 'failed' | 'stopped';
 
@@ -39,13 +43,14 @@ const METRIC_OUTCOME: Record<BatchOutcome, ExtractionOutcome> = {
 
 /**
  * Background extraction of the stored conversation messages. A profile is worked on by one run at a
- * time (here: one queue entry per profile; across processes: ProfileWorkLock), at most
- * EXTRACTION_CONCURRENCY profiles at once. A run takes the profile's pending messages batch by batch:
- * extract (no transaction open, so the embedded database's one connection stays free during the LLM
- * call), then in one short transaction mark the batch extracted and store the result. Marking only
- * succeeds while every message of the batch is still pending, so a batch is never applied twice.
- * A failure is counted on the batch's messages and retried by a later sweep, up to
- * EXTRACTION_MAX_ATTEMPTS. Sweeps run at boot and every EXTRACTION_SWEEP_INTERVAL_MS.
+ * time: in this process one queue entry per profile, across processes the lease of the batch being
+ * extracted (ExtractionQueue). At most EXTRACTION_CONCURRENCY profiles at once. A run claims the
+ * profile's pending messages batch by batch: claim (one short transaction), extract (no connection
+ * held during the LLM call), then in one short transaction mark the batch extracted, if the claim is
+ * still ours, and store the result; so a batch is never applied twice, and a killed process's batch is
+ * taken over when its lease runs out. A failure is counted on the batch, which then waits
+ * (EXTRACTION_BACKOFF_MS, doubling) before a sweep tries it again, up to EXTRACTION_MAX_ATTEMPTS.
+ * Sweeps run at boot and every EXTRACTION_SWEEP_INTERVAL_MS.
  */
 @Injectable()
 export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -56,19 +61,22 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
   private readonly stopping = new AbortController();
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | null = null;
+  /** How long a claimed batch stays ours: long enough for every try of the LLM call. */
+  private readonly leaseMs: number;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly extraction: ExtractionService,
-    private readonly pending: PendingMessages,
-    private readonly lock: ProfileWorkLock,
+    private readonly queue: ExtractionQueue,
     private readonly schemas: TraitSchemaRegistry,
     private readonly summary: SummaryService,
     private readonly background: BackgroundWork,
     private readonly metrics: MetricsService,
   ) {
     this.limiter = new ConcurrencyLimiter(config.extraction.concurrency);
+    const { llmAttempts, llmTimeoutMs } = config.extraction;
+    this.leaseMs = llmAttempts * (llmTimeoutMs + MAX_LLM_RETRY_PAUSE_MS) + LEASE_MARGIN_MS;
   }
 
   onApplicationBootstrap(): void {
@@ -123,7 +131,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
   private async sweepAll(): Promise<void> {
     const seen: string[] = [];
     while (!this.stopping.signal.aborted) {
-      const profiles = await this.pending.profilesWithPending(SWEEP_PAGE, seen);
+      const profiles = await this.queue.profilesWithWork(SWEEP_PAGE, seen);
       if (profiles.length === 0) return;
       seen.push(...profiles);
       await Promise.all(profiles.map((profileId) => this.schedule(profileId)));
@@ -142,28 +150,23 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
   }
 
   private async extractProfile(profileId: string): Promise<void> {
-    if (this.stopping.signal.aborted) return;
     let changed = false;
-    const ran = await this.lock.tryWithLock(profileId, async () => {
-      for (let round = 0; round < MAX_BATCHES_PER_RUN; round++) {
-        if (this.stopping.signal.aborted) return;
-        const batch = await this.pending.nextBatch(profileId);
-        if (batch === null) return;
-        const started = performance.now();
-        const outcome = await this.extractBatch(profileId, batch);
-        this.metrics.observeExtractionBatch(METRIC_OUTCOME[outcome], started);
-        if (outcome === 'changed') changed = true;
-        if (outcome === 'failed' || outcome === 'stopped') return;
-      }
-    });
-    // When another process holds the profile it extracts these messages too, or a later sweep does.
-    if (!ran) this.logger.debug(`profile ${profileId} is being extracted elsewhere`);
+    for (let round = 0; round < MAX_BATCHES_PER_RUN && !this.stopping.signal.aborted; round++) {
+      // Null also when another process is extracting this profile: it takes these messages too.
+      const batch = await this.queue.claimNextBatch(profileId, this.leaseMs);
+      if (batch === null) break;
+      const started = performance.now();
+      const outcome = await this.extractBatch(batch);
+      this.metrics.observeExtractionBatch(METRIC_OUTCOME[outcome], started);
+      if (outcome === 'changed') changed = true;
+      if (outcome === 'failed' || outcome === 'stopped') break;
+    }
     if (changed && !this.stopping.signal.aborted) {
       await this.summary.refreshIfDue(profileId, this.stopping.signal);
     }
   }
 
-  private async extractBatch(profileId: string, batch: PendingBatch): Promise<BatchOutcome> {
+  private async extractBatch(batch: ClaimedBatch): Promise<BatchOutcome> {
     const schemas = applyRequestSchemas(this.schemas.all(), batch.traitOverrides);
     const sourceIds = batch.userMessages.map((message) => message.id);
     try {
@@ -173,21 +176,22 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
         this.stopping.signal,
       );
       const applied = await this.dataSource.transaction(async (manager) => {
-        if (!(await this.pending.markExtracted(manager, batch.messageIds))) throw new BatchTakenError();
-        return this.extraction.apply(manager, profileId, result, schemas, sourceIds);
+        if (!(await this.queue.complete(manager, batch))) throw new BatchTakenError();
+        return this.extraction.apply(manager, batch.profileId, result, schemas, sourceIds);
       });
-      this.extraction.announce(profileId, applied);
+      this.extraction.announce(batch.profileId, applied);
       return applied.changed ? 'changed' : 'unchanged';
     } catch (error) {
-      if (error instanceof ExtractionAbortedError) return 'stopped';
-      if (error instanceof BatchTakenError) return 'unchanged';
-      await this.pending.recordFailure(
-        batch.messageIds,
-        errorMessage(error),
-        this.config.extraction.maxAttempts,
-      );
+      if (error instanceof ExtractionAbortedError) {
+        await this.queue.release(batch).catch(() => undefined); // else its lease runs out
+        return 'stopped';
+      }
+      // Taken over by another process, or the profile (and its messages) deleted meanwhile.
+      if (error instanceof BatchTakenError || isForeignKeyViolation(error)) return 'unchanged';
+      const { maxAttempts, backoffMs } = this.config.extraction;
+      await this.queue.fail(batch, errorMessage(error), maxAttempts, backoffMs);
       this.logger.warn(
-        `extraction of ${batch.messageIds.length} message(s) of profile ${profileId} failed: ${errorMessage(error)}`,
+        `extraction of ${batch.messageIds.length} message(s) of profile ${batch.profileId} failed: ${errorMessage(error)}`,
       );
       return 'failed';
     }

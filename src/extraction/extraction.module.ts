@@ -11,8 +11,7 @@ import { ExtractionService } from './extraction.service';
 import { ExtractionWorker } from './extraction-worker';
 import { LlmChat } from './llm-chat';
 import { LlmExtractor } from './llm-extractor';
-import { PendingMessages } from './pending-messages';
-import { ProfileWorkLock } from './profile-work-lock';
+import { ExtractionQueue } from './extraction-queue';
 import { SummaryService } from './summary.service';
 
 /** The client of the extraction LLM: separate from the proxy's, with its own settings (LLM_*). */
@@ -53,8 +52,7 @@ export const EXTRACTION_LLM_CLIENT = Symbol('EXTRACTION_LLM_CLIENT');
     ExtractionService,
     ExtractedTraitWriter,
     SummaryService,
-    PendingMessages,
-    ProfileWorkLock,
+    ExtractionQueue,
     ExtractionWorker,
     ExtractionListener,
   ],

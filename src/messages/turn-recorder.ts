@@ -6,7 +6,7 @@ import { BackgroundWork, SHUTDOWN_DRAIN_MS } from '../common/background-work';
 import { errorMessage } from '../common/error-message';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { isForeignKeyViolation, isTransientDatabaseError } from '../database/transient-errors';
+import { isForeignKeyViolation, isTransientDatabaseError } from '../common/database-errors';
 import type { RequestTraitSchema } from '../traits/request-trait-schemas';
 import { CONVERSATION_RECORDED, ConversationRecordedEvent } from './conversation-events';
 

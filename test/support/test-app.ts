@@ -68,7 +68,7 @@ function adminClient(server: App, apiKey: string | undefined): AdminClient {
 }
 
 export async function truncateAll(dataSource: DataSource): Promise<void> {
-  await dataSource.query('TRUNCATE profiles, traits, memories, memory_embeddings, messages');
+  await dataSource.query('TRUNCATE profiles, traits, memories, memory_embeddings, messages, job_leases');
 }
 
 function applyEnv(env: Record<string, string | undefined>): void {

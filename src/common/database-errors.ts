@@ -1,4 +1,4 @@
-import { errorMessage } from '../common/error-message';
+import { errorMessage } from './error-message';
 
 /**
  * Failures after which the same statement may well succeed: lost or refused connections, a pool that

@@ -1,0 +1,195 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import type { RequestTraitSchema } from '../traits/request-trait-schemas';
+
+/** Messages read at once when the next batch of a profile is built. */
+const BATCH_READ_LIMIT = 50;
+/** A batch ends before the user text it would send to the extractor passes this many characters. */
+export const BATCH_TEXT_BUDGET = 24_000;
+/** The longest pause before a failed batch is tried again. */
+export const MAX_BACKOFF_MS = 3_600_000;
+
+/** A batch of one profile's pending messages, claimed by this process until `claimedUntil`. */
+export interface ClaimedBatch {
+  profileId: string;
+  /** Proves the claim is still ours when the result is applied. */
+  token: string;
+  /** Every message of the batch (user and assistant): all are marked extracted together. */
+  messageIds: string[];
+  /** The user's messages: the only source of facts about the user. */
+  userMessages: Array<{ id: string; content: string }>;
+  /** The per-request trait schemas of the turns in the batch (they all have the same). */
+  traitOverrides: RequestTraitSchema[];
+}
+
+export interface ExtractionStatus {
+  pending: number;
+  /** Pending messages waiting for the pause after a failure to end. */
+  backingOff: number;
+  /** Messages given up after their last attempt failed (requeue them to try again). */
+  failed: number;
+}
+
+interface PendingRow {
+  id: string;
+  role: string;
+  content: string;
+  trait_overrides: RequestTraitSchema[] | null;
+  extraction_attempts: number;
+}
+
+/**
+ * The to-do list of background extraction, in the messages table: a message is pending while
+ * `extracted_at` is null, and done when it is set (with `extraction_error` kept when it was given up).
+ *
+ * Work is claimed by leases on the rows, never by holding a connection: a process claims a profile's
+ * next batch in one short transaction (the profile row is locked with SKIP LOCKED while the claim is
+ * made, so two processes never claim batches of one profile at once), extracts with no connection held,
+ * and applies the result in a transaction that marks the batch extracted only while the claim is still
+ * its own. A killed process's claim runs out and another takes the batch over. A failed batch waits
+ * (`next_attempt_at`, doubling from EXTRACTION_BACKOFF_MS up to an hour) and is retried alone: newer
+ * messages are batched separately and do not spend their attempts on it.
+ */
+@Injectable()
+export class ExtractionQueue {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Profiles with messages ready to be extracted now, oldest work first, leaving out `skip`. */
+  async profilesWithWork(limit: number, skip: string[]): Promise<string[]> {
+    const rows: Array<{ profile_id: string }> = await this.dataSource.query(
+      `SELECT profile_id FROM messages
+       WHERE extracted_at IS NULL AND next_attempt_at <= now()
+         AND (claimed_until IS NULL OR claimed_until < now())
+         AND NOT (profile_id = ANY($2::uuid[]))
+       GROUP BY profile_id ORDER BY min(seq) LIMIT $1`,
+      [limit, skip],
+    );
+    return rows.map((row) => row.profile_id);
+  }
+
+  /**
+   * Claims the profile's oldest messages that are ready and can be extracted together: consecutive, with
+   * the same per-request trait schemas and the same number of failed attempts, within the text budget.
+   * Null when there are none, or another process is working on the profile.
+   */
+  async claimNextBatch(profileId: string, leaseMs: number): Promise<ClaimedBatch | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const profile: unknown[] = await manager.query(
+        `SELECT id FROM profiles WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED`,
+        [profileId],
+      );
+      if (profile.length === 0) return null;
+      const [{ busy }]: Array<{ busy: boolean }> = await manager.query(
+        `SELECT EXISTS (SELECT 1 FROM messages
+                        WHERE profile_id = $1 AND extracted_at IS NULL AND claimed_until >= now()) AS busy`,
+        [profileId],
+      );
+      if (busy) return null;
+      const rows: PendingRow[] = await manager.query(
+        `SELECT id, role, content, trait_overrides, extraction_attempts FROM messages
+         WHERE profile_id = $1 AND extracted_at IS NULL AND next_attempt_at <= now()
+         ORDER BY seq LIMIT $2`,
+        [profileId, BATCH_READ_LIMIT],
+      );
+      if (rows.length === 0) return null;
+      const batch = batchOf(profileId, rows);
+      await manager.query(
+        `UPDATE messages SET claimed_until = now() + make_interval(secs => $3::float8 / 1000), claim_token = $2
+         WHERE id = ANY($1::uuid[])`,
+        [batch.messageIds, batch.token, leaseMs],
+      );
+      return batch;
+    });
+  }
+
+  /**
+   * Inside the apply transaction: marks the batch extracted. False, changing nothing that survives the
+   * rolled-back transaction, when the claim is no longer ours (it ran out and another process took the
+   * batch) or a message is gone.
+   */
+  async complete(manager: EntityManager, batch: ClaimedBatch): Promise<boolean> {
+    const [, done]: [unknown[], number] = await manager.query(
+      `UPDATE messages
+       SET extracted_at = now(), extraction_error = NULL, claimed_until = NULL, claim_token = NULL
+       WHERE id = ANY($1::uuid[]) AND claim_token = $2 AND extracted_at IS NULL`,
+      [batch.messageIds, batch.token],
+    );
+    return done === batch.messageIds.length;
+  }
+
+  /**
+   * Counts a failed attempt and lets the batch wait before it is tried again; at `maxAttempts` its
+   * messages are given up (done, with the error kept).
+   */
+  async fail(batch: ClaimedBatch, error: string, maxAttempts: number, backoffMs: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE messages
+       SET extraction_attempts = extraction_attempts + 1, extraction_error = $3,
+           extracted_at = CASE WHEN extraction_attempts + 1 >= $4 THEN now() END,
+           next_attempt_at = now() + make_interval(secs => least($5::float8 * power(2, extraction_attempts), $6) / 1000),
+           claimed_until = NULL, claim_token = NULL
+       WHERE id = ANY($1::uuid[]) AND claim_token = $2 AND extracted_at IS NULL`,
+      [batch.messageIds, batch.token, error.slice(0, 1000), maxAttempts, backoffMs, MAX_BACKOFF_MS],
+    );
+  }
+
+  /** Gives a claimed batch back untouched (shutdown): the next process takes it at once. */
+  async release(batch: ClaimedBatch): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE messages SET claimed_until = NULL, claim_token = NULL
+       WHERE id = ANY($1::uuid[]) AND claim_token = $2`,
+      [batch.messageIds, batch.token],
+    );
+  }
+
+  /** Puts the profile's given-up messages back in the queue, with their attempts counted afresh. */
+  async requeueFailed(profileId: string): Promise<number> {
+    const [, requeued]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE messages
+       SET extracted_at = NULL, extraction_error = NULL, extraction_attempts = 0, next_attempt_at = now()
+       WHERE profile_id = $1 AND extracted_at IS NOT NULL AND extraction_error IS NOT NULL`,
+      [profileId],
+    );
+    return requeued;
+  }
+
+  async status(profileId: string): Promise<ExtractionStatus> {
+    const [row]: Array<{ pending: number; backing_off: number; failed: number }> =
+      await this.dataSource.query(
+        `SELECT count(*) FILTER (WHERE extracted_at IS NULL)::int AS pending,
+              count(*) FILTER (WHERE extracted_at IS NULL AND next_attempt_at > now())::int AS backing_off,
+              count(*) FILTER (WHERE extracted_at IS NOT NULL AND extraction_error IS NOT NULL)::int AS failed
+       FROM messages WHERE profile_id = $1`,
+        [profileId],
+      );
+    return { pending: row.pending, backingOff: row.backing_off, failed: row.failed };
+  }
+}
+
+/** The first messages of `rows` that go together (always at least one). */
+function batchOf(profileId: string, rows: PendingRow[]): ClaimedBatch {
+  const first = rows[0];
+  const overridesKey = JSON.stringify(first.trait_overrides);
+  const batch: ClaimedBatch = {
+    profileId,
+    token: randomUUID(),
+    messageIds: [],
+    userMessages: [],
+    traitOverrides: first.trait_overrides ?? [],
+  };
+  let textLength = 0;
+  for (const row of rows) {
+    if (JSON.stringify(row.trait_overrides) !== overridesKey) break;
+    if (row.extraction_attempts !== first.extraction_attempts) break;
+    const isUser = row.role === 'user';
+    if (isUser && batch.messageIds.length > 0 && textLength + row.content.length > BATCH_TEXT_BUDGET) break;
+    batch.messageIds.push(row.id);
+    if (isUser) {
+      batch.userMessages.push({ id: row.id, content: row.content });
+      textLength += row.content.length;
+    }
+  }
+  return batch;
+}
