@@ -31,6 +31,7 @@ export class AnthropicStreamTranslator {
   private model: string;
   private started = false;
   private finishedStream = false;
+  private stopped = false;
   private stopReason: string | null = null;
   private usage: Partial<AnthropicUsage> = {};
   private readonly toolIndexByBlock = new Map<number, number>();
@@ -46,6 +47,11 @@ export class AnthropicStreamTranslator {
   /** True once `[DONE]` or an error chunk was produced; later input is ignored. */
   get finished(): boolean {
     return this.finishedStream;
+  }
+
+  /** True once `message_stop` was translated (the answer is whole); an upstream `error` event is not. */
+  get completed(): boolean {
+    return this.stopped;
   }
 
   get malformedEvents(): number {
@@ -178,6 +184,7 @@ export class AnthropicStreamTranslator {
     }
     parts.push(formatSseData('[DONE]'));
     this.finishedStream = true;
+    this.stopped = true;
     return parts.join('');
   }
 

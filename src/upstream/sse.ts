@@ -1,4 +1,5 @@
 import { isPlainObject, parseJsonObject } from '../common/json-values';
+import type { OpenAIUsage } from './openai-types';
 
 export interface SseEvent {
   data: string;
@@ -233,7 +234,7 @@ export class ChatCompletionStreamAccumulator {
     }
     if (typeof chunk.id === 'string') this.id ??= chunk.id;
     if (typeof chunk.model === 'string') this.model ??= chunk.model;
-    const usage = readUsage(chunk.usage);
+    const usage = readChatUsage(chunk.usage);
     if (usage) this.usage = usage;
     for (const choice of chunk.choices) this.applyChoice(choice);
   }
@@ -282,13 +283,23 @@ export async function accumulateChatCompletionStream(
   return accumulator.summary();
 }
 
-function readUsage(value: unknown): ChatStreamUsage | undefined {
+/** A chat `usage` object with its numbers checked (token details kept when present); undefined when malformed. */
+export function readChatUsage(value: unknown): OpenAIUsage | undefined {
   if (!isPlainObject(value)) return undefined;
   const { prompt_tokens, completion_tokens, total_tokens } = value;
   if (typeof prompt_tokens !== 'number' || typeof completion_tokens !== 'number') return undefined;
-  return {
+  const usage: OpenAIUsage = {
     prompt_tokens,
     completion_tokens,
     total_tokens: typeof total_tokens === 'number' ? total_tokens : prompt_tokens + completion_tokens,
   };
+  const cached = isPlainObject(value.prompt_tokens_details)
+    ? value.prompt_tokens_details.cached_tokens
+    : undefined;
+  if (typeof cached === 'number') usage.prompt_tokens_details = { cached_tokens: cached };
+  const reasoning = isPlainObject(value.completion_tokens_details)
+    ? value.completion_tokens_details.reasoning_tokens
+    : undefined;
+  if (typeof reasoning === 'number') usage.completion_tokens_details = { reasoning_tokens: reasoning };
+  return usage;
 }
