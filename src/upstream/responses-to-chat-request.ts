@@ -115,6 +115,12 @@ function appendItem(messages: OpenAIChatMessage[], item: unknown, param: string)
         content: outputText(object.output, `${param}.output`),
       });
       return;
+    case 'item_reference':
+      throw new RequestTranslationError(
+        `${param} is an item_reference to a stored item, and responses are not stored for this upstream: ` +
+          'send the items themselves (clients that refer back by id do so unless told store: false)',
+        `${param}.type`,
+      );
     default:
       throw unsupported(`${param}.type`, `an input item of type ${JSON.stringify(object.type)}`);
   }
