@@ -329,7 +329,12 @@ describe('protocol translations judged by the official clients', () => {
 
     it('answers an untranslatable request with 400 in the Anthropic shape', async () => {
       const failure = await sdk.messages
-        .create({ model: 'gpt-fake', max_tokens: 10, top_k: 3, messages: [{ role: 'user', content: 'x' }] })
+        .create({
+          model: 'gpt-fake',
+          max_tokens: 10,
+          tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+          messages: [{ role: 'user', content: 'x' }],
+        })
         .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(Anthropic.BadRequestError);
       expect(openaiFake.requests).toHaveLength(0);
