@@ -1,32 +1,18 @@
 import { isPlainObject, parseJsonObject } from '../common/json-values';
-import { SseParser, type SseEvent, type SseParserOptions } from './sse';
+import { SseEventReader, type SseEvent } from './sse';
 
 /**
  * Reads the assistant text of an Anthropic Messages stream on the side while the relay forwards its bytes
  * untouched. The answer is complete only after `message_stop` with no `error` event before it; nothing after
  * either is read. Never throws: events it cannot read are counted in `malformedEvents`.
  */
-export class AnthropicStreamAccumulator {
-  private readonly parser: SseParser;
+export class AnthropicStreamAccumulator extends SseEventReader {
   private readonly parts: string[] = [];
   private stopped = false;
   private errorValue: unknown;
   private stopReasonValue: string | null = null;
   private messageId: string | undefined;
   private malformed = 0;
-
-  constructor(options?: SseParserOptions) {
-    this.parser = new SseParser(options);
-  }
-
-  push(chunk: Uint8Array | string): void {
-    for (const event of this.parser.push(chunk)) this.pushEvent(event);
-  }
-
-  /** Call when the upstream body ended (or was cut). */
-  end(): void {
-    for (const event of this.parser.end()) this.pushEvent(event);
-  }
 
   pushEvent(event: SseEvent): void {
     if (this.stopped || this.errorValue !== undefined) return;

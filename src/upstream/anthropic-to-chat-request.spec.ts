@@ -1,5 +1,5 @@
 import { anthropicToChatRequest } from './anthropic-to-chat-request';
-import { RequestTranslationError } from './request-translation-error';
+import { translationError } from '../../test/support/protocol-fixtures';
 
 const base = (extra: Record<string, unknown> = {}) => ({
   model: 'gpt-x',
@@ -8,15 +8,7 @@ const base = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-function rejection(body: unknown): RequestTranslationError {
-  try {
-    anthropicToChatRequest(body);
-  } catch (error) {
-    if (error instanceof RequestTranslationError) return error;
-    throw error;
-  }
-  throw new Error('expected a RequestTranslationError');
-}
+const rejection = (body: unknown) => translationError(() => anthropicToChatRequest(body));
 
 describe('anthropicToChatRequest', () => {
   it('maps a simple request: model, max_tokens, a string user turn', () => {

@@ -126,3 +126,44 @@ export class ChatStreamDecoder {
     }
   }
 }
+
+/**
+ * The frame of a translator from a chat stream into another protocol's stream: raw bytes go through the decoder
+ * and each piece to `translatePiece` until the translated stream has ended (finished or failed), after which
+ * input is ignored. `end()` lets the subclass finish a stream whose body ended without `[DONE]`.
+ */
+export abstract class ChatStreamTranslation {
+  private readonly decoder = new ChatStreamDecoder();
+
+  get malformedEvents(): number {
+    return this.decoder.malformedEvents;
+  }
+
+  /** Feeds raw upstream bytes; returns the translated SSE text to write (possibly empty). */
+  push(chunk: Uint8Array | string): string {
+    return this.translate(this.decoder.push(chunk));
+  }
+
+  /** Call when the upstream body ended normally; returns what is left to write. */
+  end(): string {
+    const rest = this.translate(this.decoder.end());
+    return this.ended ? rest : rest + this.endOfBody();
+  }
+
+  /** True once the translated stream was finished or failed. */
+  protected abstract get ended(): boolean;
+
+  protected abstract translatePiece(piece: ChatStreamPiece): string;
+
+  /** What to write when the body ended before `[DONE]`: the ending if a `finish_reason` came, else nothing. */
+  protected abstract endOfBody(): string;
+
+  private translate(pieces: ChatStreamPiece[]): string {
+    let out = '';
+    for (const piece of pieces) {
+      if (this.ended) break;
+      out += this.translatePiece(piece);
+    }
+    return out;
+  }
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '../common/json-values';
 import type { AnthropicMessage } from './anthropic-types';
-import { ChatStreamDecoder, type ChatStreamPiece } from './chat-stream-decoder';
+import { ChatStreamTranslation, type ChatStreamPiece } from './chat-stream-decoder';
 import {
   formatAnthropicErrorEvent,
   toAnthropicStopReason,
@@ -35,8 +35,7 @@ const STREAM_ERROR_TYPES: Record<string, string> = {
  * the body ends after a `finish_reason`; a stream cut before either gets no invented ending. An in-stream error
  * chunk becomes an Anthropic `error` event.
  */
-export class ChatToAnthropicStreamTranslator {
-  private readonly decoder = new ChatStreamDecoder();
+export class ChatToAnthropicStreamTranslator extends ChatStreamTranslation {
   private id = `msg_${randomUUID().replaceAll('-', '')}`;
   private model: string;
   private started = false;
@@ -49,6 +48,7 @@ export class ChatToAnthropicStreamTranslator {
   private readonly textParts: string[] = [];
 
   constructor(options: ChatToAnthropicStreamOptions) {
+    super();
     this.model = options.model;
   }
 
@@ -67,22 +67,6 @@ export class ChatToAnthropicStreamTranslator {
     return this.state === 'failed';
   }
 
-  get malformedEvents(): number {
-    return this.decoder.malformedEvents;
-  }
-
-  /** Feeds raw upstream bytes; returns the Anthropic SSE text to write (possibly empty). */
-  push(chunk: Uint8Array | string): string {
-    return this.translate(this.decoder.push(chunk));
-  }
-
-  /** Call when the upstream body ended normally; returns what is left to write. */
-  end(): string {
-    const rest = this.translate(this.decoder.end());
-    if (this.state === 'open' && this.finishReason !== null) return rest + this.finishMessage();
-    return rest;
-  }
-
   /**
    * The `error` event to write when the upstream broke off mid-stream (the caller saw the body fail);
    * empty when the stream already ended.
@@ -93,16 +77,15 @@ export class ChatToAnthropicStreamTranslator {
     return formatAnthropicErrorEvent(type, message);
   }
 
-  private translate(pieces: ChatStreamPiece[]): string {
-    let out = '';
-    for (const piece of pieces) {
-      if (this.state !== 'open') break;
-      out += this.translatePiece(piece);
-    }
-    return out;
+  protected get ended(): boolean {
+    return this.state !== 'open';
   }
 
-  private translatePiece(piece: ChatStreamPiece): string {
+  protected endOfBody(): string {
+    return this.finishReason !== null ? this.finishMessage() : '';
+  }
+
+  protected translatePiece(piece: ChatStreamPiece): string {
     switch (piece.type) {
       case 'start':
         if (piece.id) this.id = piece.id;

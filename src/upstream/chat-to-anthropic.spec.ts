@@ -7,7 +7,7 @@ import {
   toolStream,
   typedEvents,
   usageEvent,
-} from '../../test/support/chat-stream-fixtures';
+} from '../../test/support/protocol-fixtures';
 import {
   anthropicErrorType,
   chatCompletionToAnthropicMessage,

@@ -1,4 +1,4 @@
-import { ChatStreamDecoder, type ChatStreamPiece } from './chat-stream-decoder';
+import { ChatStreamTranslation, type ChatStreamPiece } from './chat-stream-decoder';
 import {
   newResponsesId,
   responseObject,
@@ -43,8 +43,7 @@ type Unsequenced<T> = T extends unknown ? Omit<T, 'sequence_number'> : never;
  * An in-stream error chunk becomes `response.failed`; a stream cut before `[DONE]` (or a `finish_reason` and
  * the end of the body) gets no invented ending. Never throws on malformed input.
  */
-export class ChatToResponsesStreamTranslator {
-  private readonly decoder = new ChatStreamDecoder();
+export class ChatToResponsesStreamTranslator extends ChatStreamTranslation {
   private readonly request: unknown;
   private readonly id: string;
   private readonly createdAt: number;
@@ -61,6 +60,7 @@ export class ChatToResponsesStreamTranslator {
   private readonly textParts: string[] = [];
 
   constructor(options: ChatToResponsesStreamOptions) {
+    super();
     this.request = options.request;
     this.id = options.id ?? newResponsesId('resp');
     this.createdAt = options.createdAt ?? Math.floor(Date.now() / 1000);
@@ -87,22 +87,6 @@ export class ChatToResponsesStreamTranslator {
     return this.id;
   }
 
-  get malformedEvents(): number {
-    return this.decoder.malformedEvents;
-  }
-
-  /** Feeds raw upstream bytes; returns the Responses SSE text to write (possibly empty). */
-  push(chunk: Uint8Array | string): string {
-    return this.translate(this.decoder.push(chunk));
-  }
-
-  /** Call when the upstream body ended normally; returns what is left to write. */
-  end(): string {
-    const rest = this.translate(this.decoder.end());
-    if (this.status === 'in_progress' && this.finishReason !== null) return rest + this.finishResponse();
-    return rest;
-  }
-
   /**
    * The `response.failed` event to write when the upstream broke off mid-stream (or sent an error chunk);
    * empty when the stream already ended.
@@ -114,16 +98,15 @@ export class ChatToResponsesStreamTranslator {
     return out + this.lifecycle('response.failed', { error: { code, message } });
   }
 
-  private translate(pieces: ChatStreamPiece[]): string {
-    let out = '';
-    for (const piece of pieces) {
-      if (this.status !== 'in_progress') break;
-      out += this.translatePiece(piece);
-    }
-    return out;
+  protected get ended(): boolean {
+    return this.status !== 'in_progress';
   }
 
-  private translatePiece(piece: ChatStreamPiece): string {
+  protected endOfBody(): string {
+    return this.finishReason !== null ? this.finishResponse() : '';
+  }
+
+  protected translatePiece(piece: ChatStreamPiece): string {
     switch (piece.type) {
       case 'start':
         if (piece.model) this.model = piece.model;

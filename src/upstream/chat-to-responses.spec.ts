@@ -7,7 +7,7 @@ import {
   toolStream,
   typedEvents,
   usageEvent,
-} from '../../test/support/chat-stream-fixtures';
+} from '../../test/support/protocol-fixtures';
 import { chatCompletionToResponse } from './chat-to-responses-response';
 import { ChatToResponsesStreamTranslator } from './chat-to-responses-stream';
 import { ResponsesStreamAccumulator, responseOutputText } from './responses-stream-accumulator';

@@ -1,5 +1,5 @@
 import { isPlainObject, parseJsonObject } from '../common/json-values';
-import { SseParser, type SseEvent, type SseParserOptions } from './sse';
+import { SseEventReader, type SseEvent } from './sse';
 
 /** How a Responses stream ended: `cut` means no terminal event arrived (yet). */
 export type ResponsesStreamOutcome = 'completed' | 'incomplete' | 'failed' | 'error' | 'cut';
@@ -17,8 +17,7 @@ const TERMINAL_EVENTS: Record<string, ResponsesStreamOutcome> = {
  * event, or a stream that stops before any of them is not. The first terminal event decides; later events are
  * ignored. Never throws: events it cannot read are counted in `malformedEvents`.
  */
-export class ResponsesStreamAccumulator {
-  private readonly parser: SseParser;
+export class ResponsesStreamAccumulator extends SseEventReader {
   private readonly deltas: string[] = [];
   private finalText: string | null = null;
   private ending: ResponsesStreamOutcome = 'cut';
@@ -26,19 +25,6 @@ export class ResponsesStreamAccumulator {
   private responseId: string | undefined;
   private lastSequence: number | undefined;
   private malformed = 0;
-
-  constructor(options?: SseParserOptions) {
-    this.parser = new SseParser(options);
-  }
-
-  push(chunk: Uint8Array | string): void {
-    for (const event of this.parser.push(chunk)) this.pushEvent(event);
-  }
-
-  /** Call when the upstream body ended (or was cut). */
-  end(): void {
-    for (const event of this.parser.end()) this.pushEvent(event);
-  }
 
   pushEvent(event: SseEvent): void {
     if (this.ending !== 'cut') return;

@@ -1,18 +1,10 @@
 import { toAnthropicRequest } from './anthropic-translation';
-import { RequestTranslationError } from './request-translation-error';
+import { translationError } from '../../test/support/protocol-fixtures';
 import { responsesToChatRequest } from './responses-to-chat-request';
 
 const base = (extra: Record<string, unknown> = {}) => ({ model: 'claude-x', input: 'Hi', ...extra });
 
-function rejection(body: unknown): RequestTranslationError {
-  try {
-    responsesToChatRequest(body);
-  } catch (error) {
-    if (error instanceof RequestTranslationError) return error;
-    throw error;
-  }
-  throw new Error('expected a RequestTranslationError');
-}
+const rejection = (body: unknown) => translationError(() => responsesToChatRequest(body));
 
 describe('responsesToChatRequest', () => {
   it('maps a string input and instructions', () => {

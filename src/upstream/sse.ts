@@ -162,6 +162,27 @@ export function formatSseData(data: string, event?: string): string {
   return event === undefined ? `data: ${data}\n\n` : `event: ${event}\ndata: ${data}\n\n`;
 }
 
+/** Feeds raw SSE bytes through a parser to `pushEvent`, one complete event at a time: the base of the stream readers. */
+export abstract class SseEventReader {
+  private readonly parser: SseParser;
+
+  constructor(options?: SseParserOptions) {
+    this.parser = new SseParser(options);
+  }
+
+  /** Feeds raw upstream bytes. */
+  push(chunk: Uint8Array | string): void {
+    for (const event of this.parser.push(chunk)) this.pushEvent(event);
+  }
+
+  /** Call when the upstream body ended (or was cut). */
+  end(): void {
+    for (const event of this.parser.end()) this.pushEvent(event);
+  }
+
+  abstract pushEvent(event: SseEvent): void;
+}
+
 export interface ChatStreamUsage {
   prompt_tokens: number;
   completion_tokens: number;
@@ -188,8 +209,7 @@ const DONE_SENTINEL = '[DONE]';
  * Side-accumulates the assistant text of an OpenAI `chat.completion.chunk` stream while the relay forwards the
  * bytes untouched. Never throws: anything it does not understand is counted as malformed and skipped.
  */
-export class ChatCompletionStreamAccumulator {
-  private readonly parser: SseParser;
+export class ChatCompletionStreamAccumulator extends SseEventReader {
   private readonly parts = new Map<number, string[]>();
   private readonly finishReasons = new Map<number, string>();
   private id: string | undefined;
@@ -198,20 +218,6 @@ export class ChatCompletionStreamAccumulator {
   private error: unknown;
   private sawDone = false;
   private malformed = 0;
-
-  constructor(options?: SseParserOptions) {
-    this.parser = new SseParser(options);
-  }
-
-  /** Feeds raw upstream bytes. */
-  push(chunk: Uint8Array | string): void {
-    for (const event of this.parser.push(chunk)) this.pushEvent(event);
-  }
-
-  /** Call when the upstream body ended (or was cut). */
-  end(): void {
-    for (const event of this.parser.end()) this.pushEvent(event);
-  }
 
   pushEvent(event: SseEvent): void {
     const data = event.data.trim();

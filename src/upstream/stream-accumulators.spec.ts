@@ -1,4 +1,4 @@
-import { feedInPieces } from '../../test/support/chat-stream-fixtures';
+import { feedInPieces } from '../../test/support/protocol-fixtures';
 import { anthropicMessageText, AnthropicStreamAccumulator } from './anthropic-stream-accumulator';
 import { ChatStreamDecoder } from './chat-stream-decoder';
 import { ResponsesStreamAccumulator, responseOutputText } from './responses-stream-accumulator';

@@ -1,7 +1,20 @@
+import { RequestTranslationError } from '../../src/upstream/request-translation-error';
 import { SseParser } from '../../src/upstream/sse';
 
-// Builders for OpenAI `chat.completion.chunk` streams as an upstream writes them, and a reader of the typed
-// SSE streams (Anthropic Messages, OpenAI Responses) the translations write; for unit specs.
+// For the protocol translation specs: builders of OpenAI `chat.completion.chunk` streams as an upstream writes
+// them, a reader of the typed SSE streams (Anthropic Messages, OpenAI Responses) the translations write, and
+// the error a request translation throws.
+
+/** The RequestTranslationError that `translate` throws; fails the test when it throws nothing or another error. */
+export function translationError(translate: () => unknown): RequestTranslationError {
+  try {
+    translate();
+  } catch (error) {
+    if (error instanceof RequestTranslationError) return error;
+    throw error;
+  }
+  throw new Error('expected a RequestTranslationError');
+}
 
 export interface ChunkOptions {
   id?: string;
