@@ -56,6 +56,9 @@ describe('anthropicToChatRequest', () => {
       stream_options: { include_usage: true },
       user: 'user-42',
     });
+    const longId = `user_${'a'.repeat(64)}_account_x_session_y`;
+    expect(anthropicToChatRequest(base({ metadata: { user_id: longId } }))).not.toHaveProperty('user');
+    expect(anthropicToChatRequest(base({ metadata: { user_id: 'u'.repeat(64) } })).user).toBe('u'.repeat(64));
     const plain = anthropicToChatRequest(base({ stream: false, stop_sequences: [], metadata: {} }));
     for (const field of ['stream', 'stream_options', 'stop', 'user']) expect(plain).not.toHaveProperty(field);
   });

@@ -181,12 +181,16 @@ function stopSequences(value: unknown): string[] {
     .filter((sequence) => sequence.length > 0);
 }
 
+/** OpenAI refuses a `user` longer than this; Claude Code's user ids are longer. */
+const MAX_CHAT_USER_CHARS = 64;
+
+/** `metadata.user_id` as chat's `user` (an abuse-monitoring hint), left out when OpenAI would refuse it. */
 function metadataUserId(metadata: unknown): string | undefined {
   if (metadata === undefined || metadata === null) return undefined;
   const userId = requireObject(metadata, 'metadata').user_id;
   if (userId === undefined || userId === null) return undefined;
   const text = requireString(userId, 'metadata.user_id');
-  return text.length > 0 ? text : undefined;
+  return text.length > 0 && text.length <= MAX_CHAT_USER_CHARS ? text : undefined;
 }
 
 function applyTools(result: OpenAIChatRequest, tools: unknown, toolChoice: unknown): void {

@@ -13,12 +13,16 @@ import {
 } from './anthropic-translation';
 import type { AnthropicMessage } from './anthropic-types';
 import {
+  anthropicMessageText,
+  AnthropicStreamAccumulator,
   anthropicToChatRequest,
   chatCompletionToAnthropicMessage,
   chatCompletionToResponse,
   ChatToAnthropicStreamTranslator,
   ChatToResponsesStreamTranslator,
   RequestTranslationError,
+  ResponsesStreamAccumulator,
+  responseOutputText,
   responsesToChatRequest,
   toAnthropicErrorBody,
 } from './protocol-translation';
@@ -338,6 +342,51 @@ describe('protocol translations judged by the official clients', () => {
         .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(Anthropic.BadRequestError);
       expect(openaiFake.requests).toHaveLength(0);
+    });
+  });
+
+  describe('side readers of verbatim streams agree with the official clients', () => {
+    it('AnthropicStreamAccumulator reads what @anthropic-ai/sdk reads from the fake Anthropic upstream', async () => {
+      anthropicFake.script({ kind: 'message', text: ['Grüß ', 'dich 🙂'], delayMs: 1 });
+      const sdk = new Anthropic({
+        baseURL: anthropicFake.url.replace(/\/v1$/, ''),
+        apiKey: 'sk-ant',
+        maxRetries: 0,
+      });
+      const final = await sdk.messages
+        .stream({ model: 'claude-fake-large', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] })
+        .finalMessage();
+      expect(final.content).toEqual([expect.objectContaining({ type: 'text', text: 'Grüß dich 🙂' })]);
+
+      anthropicFake.script({ kind: 'message', text: ['Grüß ', 'dich 🙂'] });
+      const raw = await toAnthropic.send({
+        method: 'POST',
+        path: '/messages',
+        body: JSON.stringify({ model: 'claude-fake-large', max_tokens: 20, stream: true, messages: [] }),
+      });
+      const accumulator = new AnthropicStreamAccumulator();
+      for await (const chunk of raw.body) accumulator.push(chunk);
+      accumulator.end();
+      expect(accumulator.completed).toBe(true);
+      expect(accumulator.text).toBe(anthropicMessageText(final));
+    });
+
+    it('ResponsesStreamAccumulator reads what openai reads from the fake OpenAI upstream', async () => {
+      const sdk = new OpenAI({ baseURL: openaiFake.url, apiKey: 'sk-up', maxRetries: 0 });
+      const final = await sdk.responses
+        .stream({ model: 'fake-model', input: 'Olá, mundo 🙂' })
+        .finalResponse();
+      const raw = await toOpenAI.send({
+        method: 'POST',
+        path: '/responses',
+        body: JSON.stringify({ model: 'fake-model', input: 'Olá, mundo 🙂', stream: true }),
+      });
+      const accumulator = new ResponsesStreamAccumulator();
+      for await (const chunk of raw.body) accumulator.push(chunk);
+      accumulator.end();
+      expect(accumulator.completed).toBe(true);
+      expect(accumulator.text).toBe(final.output_text);
+      expect(responseOutputText(final)).toBe(final.output_text);
     });
   });
 
