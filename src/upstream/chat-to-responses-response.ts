@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isPlainObject } from '../common/json-values';
 import type { OpenAIUsage } from './openai-types';
+import { formatSseData } from './sse';
 import type {
   ResponsesError,
+  ResponsesErrorEventFields,
   ResponsesOutputContent,
   ResponsesOutputItem,
   ResponsesResponse,
@@ -39,6 +41,34 @@ export function responsesOutcome(finishReason: string | null | undefined): {
     return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
   }
   return { status: 'completed', incomplete_details: null };
+}
+
+export interface ResponsesStreamError {
+  message: string;
+  /** Defaults to `server_error`. */
+  code?: string;
+  /** The nested error's type; defaults to `server_error`. */
+  type?: string;
+}
+
+/** The fields of an `error` stream event (both the flat and the nested form; see `ResponsesErrorEventFields`). */
+export function responsesErrorEventFields(error: ResponsesStreamError): ResponsesErrorEventFields {
+  const code = error.code ?? 'server_error';
+  return {
+    code,
+    message: error.message,
+    param: null,
+    error: { type: error.type ?? 'server_error', code, message: error.message, param: null },
+  };
+}
+
+/**
+ * An `error` event for a Responses stream relayed verbatim that the upstream broke off: `sequenceNumber` should
+ * follow the upstream's last (`ResponsesStreamAccumulator.lastSequenceNumber` + 1).
+ */
+export function formatResponsesErrorEvent(sequenceNumber: number, error: ResponsesStreamError): string {
+  const event = { type: 'error', sequence_number: sequenceNumber, ...responsesErrorEventFields(error) };
+  return formatSseData(JSON.stringify(event), 'error');
 }
 
 export interface ResponseState {

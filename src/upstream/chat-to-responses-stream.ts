@@ -2,6 +2,7 @@ import { ChatStreamTranslation, type ChatStreamPiece } from './chat-stream-decod
 import {
   newResponsesId,
   responseObject,
+  responsesErrorEventFields,
   responsesOutcome,
   toResponsesUsage,
   type ResponseState,
@@ -88,14 +89,18 @@ export class ChatToResponsesStreamTranslator extends ChatStreamTranslation {
   }
 
   /**
-   * The `response.failed` event to write when the upstream broke off mid-stream (or sent an error chunk);
-   * empty when the stream already ended.
+   * What to write when the upstream broke off mid-stream (or sent an error chunk): an `error` event, which
+   * clients surface as an error, then `response.failed`; empty when the stream already ended.
    */
-  fail(message: string, code = 'server_error'): string {
+  fail(message: string, code = 'server_error', type = 'server_error'): string {
     if (this.status !== 'in_progress') return '';
     const out = this.ensureStarted();
     this.status = 'failed';
-    return out + this.lifecycle('response.failed', { error: { code, message } });
+    return (
+      out +
+      this.emit({ type: 'error', ...responsesErrorEventFields({ message, code, type }) }) +
+      this.lifecycle('response.failed', { error: { code, message } })
+    );
   }
 
   protected get ended(): boolean {
@@ -281,7 +286,8 @@ export class ChatToResponsesStreamTranslator extends ChatStreamTranslation {
     const message =
       typeof error.message === 'string' && error.message ? error.message : 'upstream stream error';
     const code = typeof error.code === 'string' && error.code ? error.code : 'server_error';
-    return this.fail(message, code);
+    const type = typeof error.type === 'string' && error.type ? error.type : 'server_error';
+    return this.fail(message, code, type);
   }
 
   private lifecycle(

@@ -314,7 +314,7 @@ describe('ChatToResponsesStreamTranslator', () => {
     expect(translator.responseStatus).toBe('incomplete');
   });
 
-  it('turns an in-stream error chunk into response.failed and reads nothing after it', () => {
+  it('turns an in-stream error chunk into an error event and response.failed, and reads nothing after it', () => {
     const input = [
       chatChunk({ content: 'partial' }),
       chatEvent({ error: { message: 'Overloaded', type: 'overloaded_error', code: 'overloaded' } }),
@@ -323,6 +323,14 @@ describe('ChatToResponsesStreamTranslator', () => {
     ].join('');
     const { output, translator } = translate(input);
     const events = typedEvents(output);
+    expect(events.at(-2)?.data).toEqual({
+      type: 'error',
+      sequence_number: events.length - 2,
+      code: 'overloaded',
+      message: 'Overloaded',
+      param: null,
+      error: { type: 'overloaded_error', code: 'overloaded', message: 'Overloaded', param: null },
+    });
     expect(events.at(-1)?.data).toMatchObject({
       type: 'response.failed',
       response: { status: 'failed', error: { code: 'overloaded', message: 'Overloaded' } },
@@ -334,18 +342,20 @@ describe('ChatToResponsesStreamTranslator', () => {
     const accumulator = new ResponsesStreamAccumulator();
     accumulator.push(output);
     expect(accumulator.completed).toBe(false);
-    expect(accumulator.outcome).toBe('failed');
+    expect(accumulator.outcome).toBe('error');
   });
 
-  it('writes response.failed for an upstream that broke off, starting the response if nothing came yet', () => {
+  it('writes an error and response.failed for an upstream that broke off, starting the response if need be', () => {
     const translator = new ChatToResponsesStreamTranslator({ request });
     const events = typedEvents(translator.fail('The upstream provider could not be reached.'));
     expect(events.map((e) => e.event)).toEqual([
       'response.created',
       'response.in_progress',
+      'error',
       'response.failed',
     ]);
-    expect(events[2].data.response.error).toEqual({
+    expect(events[2].data).toMatchObject({ code: 'server_error', error: { type: 'server_error' } });
+    expect(events[3].data.response.error).toEqual({
       code: 'server_error',
       message: 'The upstream provider could not be reached.',
     });

@@ -493,17 +493,18 @@ describe('protocol translations judged by the official clients', () => {
       expect(final.usage).toMatchObject({ input_tokens: 30, output_tokens: 12, total_tokens: 42 });
     });
 
-    it('shows an upstream stream error as response.failed', async () => {
+    it('surfaces an upstream stream error as a thrown APIError after the partial text', async () => {
       anthropicFake.script({ kind: 'message', text: ['partial'], then: 'error' });
       const stream = await sdk.responses.create({ model: 'claude-fake-large', input: 'x', stream: true });
       const events: OpenAI.Responses.ResponseStreamEvent[] = [];
-      for await (const event of stream) events.push(event);
-      const last = events.at(-1);
-      expect(last?.type).toBe('response.failed');
-      expect(last?.type === 'response.failed' && last.response.error).toEqual({
-        code: 'server_error',
-        message: 'Overloaded',
-      });
+      const consume = async (): Promise<void> => {
+        for await (const event of stream) events.push(event);
+      };
+      await expect(consume()).rejects.toBeInstanceOf(OpenAI.APIError);
+      await expect(consume()).rejects.toThrow();
+      expect(
+        events.filter((event) => event.type === 'response.output_text.delta').map((e) => e.delta),
+      ).toEqual(['partial']);
       expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, i) => i));
     });
   });
@@ -541,6 +542,27 @@ describe('protocol translations judged by the official clients', () => {
       expect(pieces.join('')).toBe('One two three');
       expect(await streamed.finishReason).toBe('stop');
       expect((await streamed.usage).outputTokens).toBeGreaterThan(0);
+    });
+
+    it('streamText reports an upstream stream error as an error', async () => {
+      anthropicFake.script({ kind: 'message', text: ['partial'], then: 'error' });
+      const openai = createOpenAI({ baseURL: `${bridge}/responses-over-anthropic/v1`, apiKey: 'sk-service' });
+      const errors: unknown[] = [];
+      const streamed = streamText({
+        model: openai('claude-fake-large'),
+        prompt: 'x',
+        onError: ({ error }) => {
+          errors.push(error);
+        },
+      });
+      let text = '';
+      for await (const piece of streamed.textStream) text += piece;
+      expect(text).toBe('partial');
+      expect(errors).toEqual([
+        expect.objectContaining({ error: expect.objectContaining({ message: 'Overloaded' }) }),
+      ]);
+      // The AI SDK reports the error event through onError and does not count the answer as finished.
+      expect(await streamed.finishReason).not.toBe('stop');
     });
 
     it('runs a tool call over the translated Responses stream (with store: false, as there is no server state)', async () => {

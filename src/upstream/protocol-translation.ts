@@ -18,10 +18,12 @@ export {
 export { responsesToChatRequest } from './responses-to-chat-request';
 export {
   chatCompletionToResponse,
+  formatResponsesErrorEvent,
   newResponsesId,
   responseObject,
   toResponsesUsage,
   type ChatCompletionToResponseOptions,
+  type ResponsesStreamError,
 } from './chat-to-responses-response';
 export {
   ChatToResponsesStreamTranslator,

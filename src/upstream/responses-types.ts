@@ -175,6 +175,17 @@ export interface ResponsesResponse {
   metadata: Record<string, string>;
 }
 
+/**
+ * An `error` stream event. The official SDK types give it flat `code`, `message` and `param`; the Vercel AI SDK
+ * reads a nested `error` object, and the `openai` client throws only for one. Both are written.
+ */
+export interface ResponsesErrorEventFields {
+  code: string;
+  message: string;
+  param: null;
+  error: { type: string; code: string; message: string; param: null };
+}
+
 /** Every stream event carries its type and a sequence number that starts at 0 and grows by one. */
 interface ResponsesEventBase {
   sequence_number: number;
@@ -234,6 +245,7 @@ export type ResponsesStreamEvent = ResponsesEventBase &
         refusal: string;
       }
     | { type: 'response.function_call_arguments.delta'; item_id: string; output_index: number; delta: string }
+    | ({ type: 'error' } & ResponsesErrorEventFields)
     | {
         type: 'response.function_call_arguments.done';
         item_id: string;
