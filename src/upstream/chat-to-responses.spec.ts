@@ -8,7 +8,7 @@ import {
   typedEvents,
   usageEvent,
 } from '../../test/support/protocol-fixtures';
-import { chatCompletionToResponse } from './chat-to-responses-response';
+import { chatCompletionToResponse, formatResponsesErrorEvent } from './chat-to-responses-response';
 import { ChatToResponsesStreamTranslator } from './chat-to-responses-stream';
 import { ResponsesStreamAccumulator, responseOutputText } from './responses-stream-accumulator';
 
@@ -416,5 +416,32 @@ describe('ChatToResponsesStreamTranslator', () => {
     expect(translator.malformedEvents).toBe(3);
     expect(() => translator.end()).not.toThrow();
     expect(translator.completed).toBe(false);
+  });
+});
+
+describe('formatResponsesErrorEvent', () => {
+  it('continues the numbering of a verbatim stream with an error the side reader counts as a failure', () => {
+    const event = formatResponsesErrorEvent(7, { message: 'The upstream provider could not be reached.' });
+    expect(typedEvents(event)).toEqual([
+      {
+        event: 'error',
+        data: {
+          type: 'error',
+          sequence_number: 7,
+          code: 'server_error',
+          message: 'The upstream provider could not be reached.',
+          param: null,
+          error: {
+            type: 'server_error',
+            code: 'server_error',
+            message: 'The upstream provider could not be reached.',
+            param: null,
+          },
+        },
+      },
+    ]);
+    const accumulator = new ResponsesStreamAccumulator();
+    accumulator.push(event);
+    expect(accumulator.outcome).toBe('error');
   });
 });
