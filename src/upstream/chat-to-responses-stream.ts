@@ -41,8 +41,9 @@ type Unsequenced<T> = T extends unknown ? Omit<T, 'sequence_number'> : never;
  * tool call), and finally `response.completed` (or `response.incomplete` when the token limit or the content
  * filter cut the answer) carrying the whole response. Every event has a `sequence_number`.
  *
- * An in-stream error chunk becomes `response.failed`; a stream cut before `[DONE]` (or a `finish_reason` and
- * the end of the body) gets no invented ending. Never throws on malformed input.
+ * An in-stream error chunk becomes an `error` event and `response.failed` (see `fail`); a stream cut before
+ * `[DONE]` (or a `finish_reason` and the end of the body) gets no invented ending. Never throws on malformed
+ * input.
  */
 export class ChatToResponsesStreamTranslator extends ChatStreamTranslation {
   private readonly request: unknown;
