@@ -7,6 +7,7 @@ import type {
   AnthropicToolChoice,
 } from './anthropic-types';
 import { isPlainObject, type JsonObject } from '../common/json-values';
+import { RequestTranslationError } from './request-translation-error';
 import type {
   OpenAIAssistantMessage,
   OpenAIChatRequest,
@@ -16,15 +17,7 @@ import type {
 } from './openai-types';
 
 /** The OpenAI-shaped request cannot be expressed as an Anthropic request; callers should answer 400. */
-export class InvalidChatRequestError extends Error {
-  constructor(
-    message: string,
-    readonly param?: string,
-  ) {
-    super(message);
-    this.name = 'InvalidChatRequestError';
-  }
-}
+export class InvalidChatRequestError extends RequestTranslationError {}
 
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 

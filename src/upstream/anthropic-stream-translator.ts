@@ -31,7 +31,7 @@ export class AnthropicStreamTranslator {
   private model: string;
   private started = false;
   private finishedStream = false;
-  private completedStream = false;
+  private stopped = false;
   private stopReason: string | null = null;
   private usage: Partial<AnthropicUsage> = {};
   private readonly toolIndexByBlock = new Map<number, number>();
@@ -49,9 +49,9 @@ export class AnthropicStreamTranslator {
     return this.finishedStream;
   }
 
-  /** True once `message_stop` arrived with no `error` event before it: the answer is whole. */
+  /** True once `message_stop` was translated (the answer is whole); an upstream `error` event is not. */
   get completed(): boolean {
-    return this.completedStream;
+    return this.stopped;
   }
 
   get malformedEvents(): number {
@@ -184,7 +184,7 @@ export class AnthropicStreamTranslator {
     }
     parts.push(formatSseData('[DONE]'));
     this.finishedStream = true;
-    this.completedStream = true;
+    this.stopped = true;
     return parts.join('');
   }
 

@@ -475,6 +475,7 @@ describe('AnthropicStreamTranslator', () => {
     expect(translator.text).toBe('Hello, wörld 🙂');
     expect(translator.malformedEvents).toBe(1);
     expect(translator.finished).toBe(true);
+    expect(translator.completed).toBe(true);
 
     const accumulator = new ChatCompletionStreamAccumulator();
     accumulator.push(output);
@@ -547,6 +548,7 @@ describe('AnthropicStreamTranslator', () => {
     expect(payloads).not.toContain('[DONE]');
     expect(translator.text).toBe('Hello');
     expect(translator.finished).toBe(true);
+    expect(translator.completed).toBe(false);
   });
 
   it('produces no [DONE] for a stream cut before message_stop', () => {
@@ -554,6 +556,7 @@ describe('AnthropicStreamTranslator', () => {
     const { output, translator } = translate(cut, 11);
     expect(dataPayloads(output)).not.toContain('[DONE]');
     expect(translator.finished).toBe(false);
+    expect(translator.completed).toBe(false);
     expect(translator.text).toBe('Hello, wörld 🙂');
   });
 

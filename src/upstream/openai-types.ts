@@ -77,7 +77,16 @@ export interface OpenAIChatRequest {
   tool_choice?: OpenAIToolChoice;
   parallel_tool_calls?: boolean;
   user?: string;
+  response_format?: OpenAIResponseFormat;
 }
+
+export type OpenAIResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | {
+      type: 'json_schema';
+      json_schema: { name: string; schema?: JsonObject; description?: string; strict?: boolean | null };
+    };
 
 export type OpenAIFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
@@ -86,6 +95,7 @@ export interface OpenAIUsage {
   completion_tokens: number;
   total_tokens: number;
   prompt_tokens_details?: { cached_tokens: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
 }
 
 export interface OpenAIChatCompletion {
@@ -117,6 +127,7 @@ export interface OpenAIToolCallDelta {
 export interface OpenAIChunkDelta {
   role?: 'assistant';
   content?: string;
+  refusal?: string | null;
   tool_calls?: OpenAIToolCallDelta[];
 }
 

@@ -1,4 +1,5 @@
 import { isPlainObject, parseJsonObject } from '../common/json-values';
+import type { OpenAIUsage } from './openai-types';
 
 export interface SseEvent {
   data: string;
@@ -161,6 +162,27 @@ export function formatSseData(data: string, event?: string): string {
   return event === undefined ? `data: ${data}\n\n` : `event: ${event}\ndata: ${data}\n\n`;
 }
 
+/** Feeds raw SSE bytes through a parser to `pushEvent`, one complete event at a time: the base of the stream readers. */
+export abstract class SseEventReader {
+  private readonly parser: SseParser;
+
+  constructor(options?: SseParserOptions) {
+    this.parser = new SseParser(options);
+  }
+
+  /** Feeds raw upstream bytes. */
+  push(chunk: Uint8Array | string): void {
+    for (const event of this.parser.push(chunk)) this.pushEvent(event);
+  }
+
+  /** Call when the upstream body ended (or was cut). */
+  end(): void {
+    for (const event of this.parser.end()) this.pushEvent(event);
+  }
+
+  abstract pushEvent(event: SseEvent): void;
+}
+
 export interface ChatStreamUsage {
   prompt_tokens: number;
   completion_tokens: number;
@@ -187,8 +209,7 @@ const DONE_SENTINEL = '[DONE]';
  * Side-accumulates the assistant text of an OpenAI `chat.completion.chunk` stream while the relay forwards the
  * bytes untouched. Never throws: anything it does not understand is counted as malformed and skipped.
  */
-export class ChatCompletionStreamAccumulator {
-  private readonly parser: SseParser;
+export class ChatCompletionStreamAccumulator extends SseEventReader {
   private readonly parts = new Map<number, string[]>();
   private readonly finishReasons = new Map<number, string>();
   private id: string | undefined;
@@ -197,20 +218,6 @@ export class ChatCompletionStreamAccumulator {
   private error: unknown;
   private sawDone = false;
   private malformed = 0;
-
-  constructor(options?: SseParserOptions) {
-    this.parser = new SseParser(options);
-  }
-
-  /** Feeds raw upstream bytes. */
-  push(chunk: Uint8Array | string): void {
-    for (const event of this.parser.push(chunk)) this.pushEvent(event);
-  }
-
-  /** Call when the upstream body ended (or was cut). */
-  end(): void {
-    for (const event of this.parser.end()) this.pushEvent(event);
-  }
 
   pushEvent(event: SseEvent): void {
     const data = event.data.trim();
@@ -233,7 +240,7 @@ export class ChatCompletionStreamAccumulator {
     }
     if (typeof chunk.id === 'string') this.id ??= chunk.id;
     if (typeof chunk.model === 'string') this.model ??= chunk.model;
-    const usage = readUsage(chunk.usage);
+    const usage = readChatUsage(chunk.usage);
     if (usage) this.usage = usage;
     for (const choice of chunk.choices) this.applyChoice(choice);
   }
@@ -282,13 +289,23 @@ export async function accumulateChatCompletionStream(
   return accumulator.summary();
 }
 
-function readUsage(value: unknown): ChatStreamUsage | undefined {
+/** A chat `usage` object with its numbers checked (token details kept when present); undefined when malformed. */
+export function readChatUsage(value: unknown): OpenAIUsage | undefined {
   if (!isPlainObject(value)) return undefined;
   const { prompt_tokens, completion_tokens, total_tokens } = value;
   if (typeof prompt_tokens !== 'number' || typeof completion_tokens !== 'number') return undefined;
-  return {
+  const usage: OpenAIUsage = {
     prompt_tokens,
     completion_tokens,
     total_tokens: typeof total_tokens === 'number' ? total_tokens : prompt_tokens + completion_tokens,
   };
+  const cached = isPlainObject(value.prompt_tokens_details)
+    ? value.prompt_tokens_details.cached_tokens
+    : undefined;
+  if (typeof cached === 'number') usage.prompt_tokens_details = { cached_tokens: cached };
+  const reasoning = isPlainObject(value.completion_tokens_details)
+    ? value.completion_tokens_details.reasoning_tokens
+    : undefined;
+  if (typeof reasoning === 'number') usage.completion_tokens_details = { reasoning_tokens: reasoning };
+  return usage;
 }

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  lastResponsesUserText,
+  responseBody,
+  responseStream,
+  type FakeResponseScript,
+} from './fake-responses-upstream';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Shared harness: a real HTTP server on 127.0.0.1 that records every request. Also used by the Anthropic fake.
@@ -245,7 +251,9 @@ export type FakeOpenAIScript =
   /** Entries are written verbatim (include your own `\n\n`), `delayMs` apart, then the response ends. */
   | { kind: 'raw-sse'; lines: string[]; delayMs?: number }
   /** Destroys the socket before any response byte. */
-  | { kind: 'disconnect' };
+  | { kind: 'disconnect' }
+  /** A Responses API answer (for `POST /v1/responses`; see fake-responses-upstream.ts). */
+  | FakeResponseScript;
 
 export interface FakeOpenAIOptions {
   /** When set, requests without `Authorization: Bearer <key>` get a 401. */
@@ -265,6 +273,8 @@ export interface FakeOpenAI {
   requests: RecordedRequest[];
   /** Queues responses for `POST /v1/chat/completions`, first in first out. */
   script(...responses: FakeOpenAIScript[]): void;
+  /** Queues responses for `POST /v1/responses`, first in first out. */
+  scriptResponses(...responses: FakeOpenAIScript[]): void;
   /** Queues responses for another route, e.g. `scriptFor('/v1/embeddings', {kind:'error', status: 500})`. */
   scriptFor(path: string, ...responses: FakeOpenAIScript[]): void;
   /** Clears recorded requests and queued scripts. */
@@ -277,6 +287,7 @@ export interface FakeOpenAI {
 
 export const FAKE_CREATED = 1_700_000_000;
 const CHAT_PATH = '/v1/chat/completions';
+const RESPONSES_PATH = '/v1/responses';
 
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const queues = new Map<string, FakeOpenAIScript[]>();
@@ -309,6 +320,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       } else {
         sendJson(exchange.res, 200, completionBody(record.body, reply, requestNumber), idHeaders);
       }
+    } else if (record.method === 'POST' && route === RESPONSES_PATH) {
+      const reply = `echo: ${lastResponsesUserText(record.body?.input)}`;
+      runScript(exchange, { kind: 'response', text: splitIntoPieces(reply) }, requestNumber, idHeaders);
     } else if (record.method === 'GET' && route === '/v1/models') {
       sendJson(exchange.res, 200, {
         object: 'list',
@@ -338,6 +352,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     url: `${server.origin}/v1`,
     requests: server.requests,
     script: (...responses) => enqueue(queues, CHAT_PATH, responses),
+    scriptResponses: (...responses) => enqueue(queues, RESPONSES_PATH, responses),
     scriptFor: (path, ...responses) => enqueue(queues, path, responses),
     reset() {
       server.requests.length = 0;
@@ -387,7 +402,35 @@ function runScript(
     case 'stream':
       streamCompletion(exchange, script, requestNumber, idHeaders);
       return;
+    case 'response':
+      answerResponse(exchange, script, requestNumber, idHeaders);
+      return;
   }
+}
+
+function answerResponse(
+  exchange: Exchange,
+  script: FakeResponseScript,
+  requestNumber: number,
+  idHeaders: Record<string, string>,
+): void {
+  const body = exchange.record.body;
+  const usage = script.usage ?? {
+    input_tokens: countWords(JSON.stringify(body?.input ?? '')),
+    output_tokens: countWords((script.text ?? []).join('')) + (script.functionCalls?.length ?? 0),
+  };
+  if (body?.stream !== true) {
+    sendJson(exchange.res, 200, responseBody(body, script, requestNumber, usage), idHeaders);
+    return;
+  }
+  const { opening, ending } = responseStream(body, script, requestNumber, usage);
+  exchange.res.writeHead(200, sseHeaders(idHeaders));
+  const delayMs = script.delayMs ?? 0;
+  writePaced(exchange, opening, delayMs, () => {
+    if (script.then === 'hang') return;
+    if (script.then === 'disconnect') exchange.later(AFTER_FLUSH_MS, () => exchange.cutConnection());
+    else writePaced(exchange, ending, delayMs, () => exchange.res.end());
+  });
 }
 
 function streamCompletion(
