@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { isTransientDatabaseError } from './database-errors';
-import { ApiError } from './api-error';
+import { ApiError, toAnthropicErrorEnvelope } from './api-error';
 import { errorMessage } from './error-message';
 
 /** Codes for HTTP exceptions raised by the framework rather than by our services. */
@@ -53,7 +53,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return;
     }
     const error = this.toApiError(exception, request);
-    response.status(error.status).json(error.toEnvelope());
+    const body = speaksAnthropic(request) ? toAnthropicErrorEnvelope(error) : error.toEnvelope();
+    response.status(error.status).json(body);
   }
 
   private toApiError(exception: unknown, request: Request): ApiError {
@@ -105,6 +106,11 @@ function isClientDataError(exception: unknown): boolean {
   const driverError = exception instanceof QueryFailedError ? (exception.driverError as unknown) : exception;
   if (!(driverError instanceof DatabaseError)) return false;
   return driverError.code !== undefined && CLIENT_DATA_SQLSTATES.has(driverError.code);
+}
+
+/** The Anthropic Messages route answers its errors in Anthropic's shape, as its clients expect. */
+function speaksAnthropic(request: Request): boolean {
+  return request.path === '/v1/messages' || request.path.startsWith('/v1/messages/');
 }
 
 function isHealthCheckFailure(exception: unknown): exception is HttpException {

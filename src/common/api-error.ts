@@ -27,6 +27,31 @@ export function errorTypeForStatus(status: number): ApiErrorType {
   return TYPE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request_error');
 }
 
+/** Anthropic's error type for an HTTP status (docs.claude.com/en/api/errors). */
+export function anthropicErrorType(status: number): string {
+  switch (status) {
+    case 401:
+      return 'authentication_error';
+    case 402:
+      return 'billing_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 503:
+    case 529:
+      return 'overloaded_error';
+    case 504:
+      return 'timeout_error';
+    default:
+      return status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
+}
+
 /** The JSON body of every error response. */
 export interface ErrorEnvelope {
   error: { message: string; type: ApiErrorType; code: string; param?: string };
@@ -72,4 +97,20 @@ export const invalidField = (param: string, code: string, message: string) =>
 /** Keeps client-supplied text short when it is echoed in a message. */
 export function truncate(text: string, max = 80): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** The same error in the Anthropic Messages API's shape (the `/v1/messages` route), with our code kept. */
+export function toAnthropicErrorEnvelope(error: ApiError): {
+  type: 'error';
+  error: { type: string; message: string; code: string; param?: string };
+} {
+  return {
+    type: 'error',
+    error: {
+      type: anthropicErrorType(error.status),
+      message: error.message,
+      code: error.code,
+      ...(error.param === undefined ? {} : { param: error.param }),
+    },
+  };
 }

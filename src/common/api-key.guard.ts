@@ -32,13 +32,12 @@ export class ApiKeyGuard implements CanActivate {
     ]);
     if (isPublic) return true;
 
-    const header = context.switchToHttp().getRequest<Request>().headers.authorization;
-    const token = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+    const token = presentedKey(context.switchToHttp().getRequest<Request>());
     if (token === undefined) {
       throw new ApiError(
         HttpStatus.UNAUTHORIZED,
         'missing_api_key',
-        'This service requires an API key: send "Authorization: Bearer <key>".',
+        'This service requires an API key: send "Authorization: Bearer <key>" (or "x-api-key: <key>").',
       );
     }
     if (!timingSafeEqual(this.digest(token), this.expectedDigest)) {
@@ -50,4 +49,15 @@ export class ApiKeyGuard implements CanActivate {
   private digest(value: string): Buffer {
     return createHmac('sha256', this.hmacKey).update(value, 'utf8').digest();
   }
+}
+
+/**
+ * The key as OpenAI clients send it (`Authorization: Bearer`) or as Anthropic clients do (`x-api-key`).
+ * Either way it is this service's key: it is never sent on to the upstream.
+ */
+function presentedKey(req: Request): string | undefined {
+  const authorization = req.headers.authorization;
+  if (typeof authorization === 'string') return /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  const apiKey = req.headers['x-api-key'];
+  return typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined;
 }

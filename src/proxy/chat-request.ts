@@ -103,7 +103,7 @@ function checkMessages(messages: unknown): void {
   });
 }
 
-function checkServiceOptions(service: unknown): void {
+export function checkServiceOptions(service: unknown): asserts service is ServiceOptions | undefined | null {
   if (service === undefined || service === null) return;
   if (!isPlainObject(service)) throw invalidField('service', 'invalid_service', 'service must be an object.');
   for (const flag of ['skipInjection', 'skipExtraction', 'debug'] as const) {

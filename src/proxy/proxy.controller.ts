@@ -12,7 +12,10 @@ import type { Request, Response } from 'express';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { RequiresApiKey } from '../common/public.decorator';
 import { ChatCompletionDto, ChatCompletionRequestDto, ModelListDto } from './dto/chat-completion.dto';
+import { EmbeddingsRequestDto, MessagesRequestDto, ResponsesRequestDto } from './dto/protocol-request.dto';
 import { chatCompletionsProtocol } from './inbound/chat-completions';
+import { messagesProtocol } from './inbound/messages';
+import { responsesProtocol } from './inbound/responses';
 import { PassThrough } from './pass-through';
 import { RelayPipeline } from './relay-pipeline';
 
@@ -64,6 +67,55 @@ export class ProxyController {
     @Res() res: Response,
   ): Promise<void> {
     await this.pipeline.relay(chatCompletionsProtocol, req, res, body);
+  }
+
+  /**
+   * OpenAI Responses API with memory: the profile context is appended to `instructions`, the request is
+   * relayed (typed event streams included; translated for an Anthropic upstream), and the turn is learnt
+   * from once `response.completed` arrived.
+   */
+  @Post('responses')
+  @HttpCode(HttpStatus.OK)
+  @ApiHeader({
+    name: 'X-Service-Id',
+    required: false,
+    description: 'The user id (else metadata.profile_id, else user)',
+  })
+  @ApiBody({ type: ResponsesRequestDto })
+  @ApiOkResponse({
+    description: 'The upstream response object; `text/event-stream` typed events when `stream` is true',
+  })
+  @ApiBadRequestResponse({
+    description: '`missing_user_id`, `invalid_user_id`, `invalid_input`, ...',
+    type: ErrorResponseDto,
+  })
+  async createResponse(@Body() body: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.pipeline.relay(responsesProtocol, req, res, body);
+  }
+
+  /**
+   * Anthropic Messages API with memory (Anthropic SDK, Claude Code, Claude Agent SDK): the service key is
+   * accepted as `x-api-key`, the context is added to `system`, errors come in Anthropic's shape.
+   */
+  @Post('messages')
+  @HttpCode(HttpStatus.OK)
+  @ApiHeader({ name: 'X-Service-Id', required: false, description: 'The user id (else metadata.user_id)' })
+  @ApiBody({ type: MessagesRequestDto })
+  @ApiOkResponse({ description: 'The Messages API answer; `text/event-stream` events when `stream` is true' })
+  @ApiBadRequestResponse({
+    description: 'Anthropic error shape: `{ type: "error", error: { type, message, code } }`',
+  })
+  async createMessage(@Body() body: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.pipeline.relay(messagesProtocol, req, res, body);
+  }
+
+  /** Embeddings, relayed verbatim to an OpenAI-compatible upstream (no memory involved). */
+  @Post('embeddings')
+  @HttpCode(HttpStatus.OK)
+  @ApiBody({ type: EmbeddingsRequestDto })
+  @ApiOkResponse({ description: 'The upstream embeddings answer, verbatim' })
+  async createEmbeddings(@Body() body: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.passThrough.embeddings(req, res, body);
   }
 
   /** The upstream provider's model list. */

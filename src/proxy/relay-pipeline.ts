@@ -53,7 +53,7 @@ export class RelayPipeline {
     const upstreamBody = exchange.requestBody(clientBody);
     announceContext(res, context, turn.options.debug);
     const upstream = await this.upstream.send(
-      { method: 'POST', path: exchange.path, body: upstreamBody },
+      { method: 'POST', path: exchange.path, body: upstreamBody, headers: forwardedHeaders(req, exchange) },
       req,
       client.signal,
     );
@@ -65,11 +65,11 @@ export class RelayPipeline {
       end();
     };
     if (exchange.streams(upstream.status, upstream.headers, clientBody)) {
-      await this.relayStream(client, protocol, exchange, upstream, clientBody, finish);
+      await this.relayStream(client, exchange, upstream, clientBody, finish);
     } else {
       const payload = await this.upstream.read(upstream, client.signal);
       if (payload === null) return;
-      const answer = exchange.answer(upstream.status, upstream.headers, payload);
+      const answer = exchange.answer(upstream.status, upstream.headers, payload, clientBody);
       res.status(answer.status);
       for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
       await finish(answer.reply, () => res.end(answer.body));
@@ -78,7 +78,6 @@ export class RelayPipeline {
 
   private async relayStream(
     client: ClientConnection,
-    protocol: InboundProtocol,
     exchange: UpstreamExchange,
     upstream: UpstreamResponse,
     clientBody: Record<string, unknown>,
@@ -98,7 +97,7 @@ export class RelayPipeline {
         }
       }
     } catch (error) {
-      writer.end(client.gone ? undefined : protocol.streamFailureEvent(this.upstream.failure(error)));
+      writer.end(client.gone ? undefined : translation.fail(this.upstream.failure(error)));
       return;
     }
     const last = translation.end();
@@ -137,6 +136,17 @@ function announceContext(res: Response, context: BuiltContext, debug: boolean): 
       `traits=${context.traitKeys.join(',')}; memories=${context.memoryIds.join(',')}`,
     );
   }
+}
+
+/** The client's headers that the upstream should see, when the exchange names any. */
+function forwardedHeaders(req: Request, exchange: UpstreamExchange): Record<string, string> | undefined {
+  if (!exchange.forwardedHeaders) return undefined;
+  const headers: Record<string, string> = {};
+  for (const name of exchange.forwardedHeaders) {
+    const value = req.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  return headers;
 }
 
 /** The id of the request's log line (pino-http sets it from X-Request-Id or makes one). */

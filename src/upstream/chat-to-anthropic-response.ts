@@ -1,3 +1,4 @@
+import { anthropicErrorType } from '../common/api-error';
 import { isPlainObject, parseJsonObject, type JsonObject } from '../common/json-values';
 import type {
   AnthropicErrorBody,
@@ -60,31 +61,6 @@ export function chatCompletionToAnthropicMessage(completion: unknown): Anthropic
     stop_sequence: null,
     usage: toAnthropicUsage(parts.usage),
   };
-}
-
-/** Anthropic's error type for an HTTP status (docs.claude.com/en/api/errors). */
-export function anthropicErrorType(status: number): string {
-  switch (status) {
-    case 401:
-      return 'authentication_error';
-    case 402:
-      return 'billing_error';
-    case 403:
-      return 'permission_error';
-    case 404:
-      return 'not_found_error';
-    case 413:
-      return 'request_too_large';
-    case 429:
-      return 'rate_limit_error';
-    case 503:
-    case 529:
-      return 'overloaded_error';
-    case 504:
-      return 'timeout_error';
-    default:
-      return status >= 500 ? 'api_error' : 'invalid_request_error';
-  }
 }
 
 /** Rewrites an OpenAI-style error body (or anything else an upstream answered with) into Anthropic's shape. */

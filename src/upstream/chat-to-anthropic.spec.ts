@@ -9,12 +9,12 @@ import {
   usageEvent,
 } from '../../test/support/protocol-fixtures';
 import {
-  anthropicErrorType,
   chatCompletionToAnthropicMessage,
   formatAnthropicErrorEvent,
   toAnthropicErrorBody,
   toAnthropicStopReason,
 } from './chat-to-anthropic-response';
+import { anthropicErrorType } from '../common/api-error';
 import { ChatToAnthropicStreamTranslator } from './chat-to-anthropic-stream';
 import { AnthropicStreamAccumulator } from './anthropic-stream-accumulator';
 

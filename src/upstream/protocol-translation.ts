@@ -2,8 +2,8 @@
 // pivot; plus side readers for the streams relayed verbatim. Import from here.
 export { RequestTranslationError } from './request-translation-error';
 export { anthropicToChatRequest } from './anthropic-to-chat-request';
+export { anthropicErrorType } from '../common/api-error';
 export {
-  anthropicErrorType,
   chatCompletionToAnthropicMessage,
   errorMessage,
   formatAnthropicErrorEvent,

@@ -3,15 +3,15 @@ import { ApiError } from '../../common/api-error';
 import { isPlainObject, type JsonObject } from '../../common/json-values';
 import {
   AnthropicStreamTranslator,
-  InvalidChatRequestError,
   toAnthropicRequest,
   toOpenAIChatCompletion,
   toOpenAIErrorBody,
 } from '../../upstream/anthropic-translation';
 import type { AnthropicMessage } from '../../upstream/anthropic-types';
+import { RequestTranslationError } from '../../upstream/protocol-translation';
 import type { OpenAIChatRequest } from '../../upstream/openai-types';
 import { relayHeaders, type HeaderMap } from '../../upstream/relay-headers';
-import { ChatCompletionStreamAccumulator } from '../../upstream/sse';
+import { ChatCompletionStreamAccumulator, formatSseData } from '../../upstream/sse';
 import { ClientAnswer, StreamTranslation, UpstreamExchange } from './upstream-exchange';
 import { parseJson, verbatimExchange } from './verbatim-exchange';
 
@@ -31,6 +31,7 @@ export const openAiChatExchange: UpstreamExchange = verbatimExchange({
         const finished = summary.sawDone || summary.finishReasonByChoice.size > 0;
         return finished && summary.error === undefined ? accumulator.text(0) : null;
       },
+      fail: chatStreamFailure,
     };
   },
 });
@@ -38,16 +39,8 @@ export const openAiChatExchange: UpstreamExchange = verbatimExchange({
 /** Chat completions to Anthropic's Messages API: the request, the answer and each event translated. */
 export const anthropicChatExchange: UpstreamExchange = {
   path: '/messages',
-  requestBody(clientBody: JsonObject): JsonObject {
-    try {
-      return toAnthropicRequest(clientBody as unknown as OpenAIChatRequest) as unknown as JsonObject;
-    } catch (error) {
-      if (error instanceof InvalidChatRequestError) {
-        throw new ApiError(HttpStatus.BAD_REQUEST, 'unsupported_for_provider', error.message, error.param);
-      }
-      throw error;
-    }
-  },
+  requestBody: (clientBody: JsonObject) =>
+    translateRequest(() => toAnthropicRequest(clientBody as unknown as OpenAIChatRequest)),
   streams: (status: number, _headers: HeaderMap, clientBody: JsonObject) =>
     status < 300 && clientBody.stream === true,
   answer(status: number, headers: HeaderMap, payload: Buffer): ClientAnswer {
@@ -82,9 +75,15 @@ export const anthropicChatExchange: UpstreamExchange = {
       push: (chunk) => translator.push(chunk),
       end: () => translator.end(),
       completedReply: () => (translator.completed ? translator.text : null),
+      fail: chatStreamFailure,
     };
   },
 };
+
+/** A chat stream broken off: one event carrying the error envelope. */
+function chatStreamFailure(error: ApiError): string {
+  return formatSseData(JSON.stringify(error.toEnvelope()));
+}
 
 /** The first choice's text of a `chat.completion` body, '' when it has none (e.g. only tool calls). */
 export function completionText(answer: unknown): string | null {
@@ -101,6 +100,18 @@ export function isAnthropicMessage(value: unknown): value is AnthropicMessage {
     Array.isArray(value.content) &&
     value.content.every((block) => isPlainObject(block) && typeof block.type === 'string')
   );
+}
+
+/** Runs a request translation; input it cannot express is the client's 400, naming the field. */
+export function translateRequest(translate: () => object): JsonObject {
+  try {
+    return translate() as JsonObject;
+  } catch (error) {
+    if (error instanceof RequestTranslationError) {
+      throw new ApiError(HttpStatus.BAD_REQUEST, 'unsupported_for_provider', error.message, error.param);
+    }
+    throw error;
+  }
 }
 
 /** A 2xx answer the service cannot use: 502, never a crash or a half-translated body. */

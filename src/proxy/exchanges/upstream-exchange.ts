@@ -1,3 +1,4 @@
+import type { ApiError } from '../../common/api-error';
 import type { JsonObject } from '../../common/json-values';
 import type { HeaderMap } from '../../upstream/relay-headers';
 
@@ -18,6 +19,8 @@ export interface StreamTranslation {
   end(): string;
   /** The assistant's text when the stream completed properly; null when it was cut or failed. */
   completedReply(): string | null;
+  /** The last event of a stream the upstream broke off, in the client's protocol. */
+  fail(error: ApiError): string;
 }
 
 /**
@@ -29,10 +32,12 @@ export interface UpstreamExchange {
   readonly path: string;
   /** The body to send upstream. Throws an ApiError (400) for input this upstream cannot take. */
   requestBody(clientBody: JsonObject): JsonObject;
+  /** Request headers of the client's that this upstream should see (e.g. `anthropic-beta`). */
+  readonly forwardedHeaders?: readonly string[];
   /** Whether this answer is relayed as a stream. */
   streams(status: number, headers: HeaderMap, clientBody: JsonObject): boolean;
   /** A whole (non-stream) answer, error answers included. Throws ApiError 502 for an unusable answer. */
-  answer(status: number, headers: HeaderMap, payload: Buffer): ClientAnswer;
+  answer(status: number, headers: HeaderMap, payload: Buffer, clientBody: JsonObject): ClientAnswer;
   /** Headers of a streamed answer. */
   streamHeaders(headers: HeaderMap): HeaderMap;
   stream(clientBody: JsonObject): StreamTranslation;

@@ -3,6 +3,8 @@ import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { ProtocolName } from '../inbound/inbound-protocol';
 import { anthropicChatExchange, openAiChatExchange } from './chat-exchanges';
+import { anthropicMessagesExchange, openAiMessagesExchange } from './messages-exchanges';
+import { anthropicResponsesExchange, openAiResponsesExchange } from './responses-exchanges';
 import type { UpstreamExchange } from './upstream-exchange';
 
 /** For each inbound protocol, the exchange with the configured upstream provider, chosen once. */
@@ -14,6 +16,8 @@ export class UpstreamExchanges {
     const anthropic = config.upstream.provider === 'anthropic';
     this.byProtocol = {
       chat: anthropic ? anthropicChatExchange : openAiChatExchange,
+      responses: anthropic ? anthropicResponsesExchange : openAiResponsesExchange,
+      messages: anthropic ? anthropicMessagesExchange : openAiMessagesExchange,
     };
   }
 

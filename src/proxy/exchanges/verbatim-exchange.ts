@@ -1,3 +1,4 @@
+import type { ApiError } from '../../common/api-error';
 import type { JsonObject } from '../../common/json-values';
 import { relayHeaders, type HeaderMap } from '../../upstream/relay-headers';
 import { ClientAnswer, StreamTranslation, UpstreamExchange } from './upstream-exchange';
@@ -7,10 +8,13 @@ export interface StreamReader {
   push(chunk: Buffer): void;
   end(): void;
   completedReply(): string | null;
+  /** The event that ends the stream when the upstream broke it off. */
+  fail(error: ApiError): string;
 }
 
 export interface VerbatimExchangeSpec {
   path: string;
+  forwardedHeaders?: readonly string[];
   /** The reply of a whole successful answer (parsed JSON); null when it carries none. */
   replyOf(answer: unknown): string | null;
   streamReader(): StreamReader;
@@ -24,6 +28,7 @@ export interface VerbatimExchangeSpec {
 export function verbatimExchange(spec: VerbatimExchangeSpec): UpstreamExchange {
   return {
     path: spec.path,
+    forwardedHeaders: spec.forwardedHeaders,
     requestBody: (clientBody: JsonObject) => clientBody,
     streams: (status: number, headers: HeaderMap) => status < 300 && isEventStream(headers),
     answer(status: number, headers: HeaderMap, payload: Buffer): ClientAnswer {
@@ -47,6 +52,7 @@ export function verbatimExchange(spec: VerbatimExchangeSpec): UpstreamExchange {
           return '';
         },
         completedReply: () => reader.completedReply(),
+        fail: (error: ApiError) => reader.fail(error),
       };
     },
   };

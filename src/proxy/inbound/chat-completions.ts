@@ -1,8 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError } from '../../common/api-error';
 import { headerText } from '../../common/header-text';
 import type { JsonObject } from '../../common/json-values';
-import { formatSseData } from '../../upstream/sse';
 import { parseRequestTraitSchemas } from '../../traits/request-trait-schemas';
 import { latestUserMessages, parseChatRequest } from '../chat-request';
 import { injectContext } from '../context-text';
@@ -44,10 +42,6 @@ export const chatCompletionsProtocol: InboundProtocol = {
       ...body,
       messages: injectContext(body.messages as Parameters<typeof injectContext>[0], contextText),
     };
-  },
-
-  streamFailureEvent(error: ApiError): string {
-    return formatSseData(JSON.stringify(error.toEnvelope()));
   },
 };
 

@@ -1,10 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ApiError } from '../../common/api-error';
 import type { JsonObject } from '../../common/json-values';
 import type { RequestTraitSchema } from '../../traits/request-trait-schemas';
 
 /** The client protocols the proxy speaks. */
-export type ProtocolName = 'chat';
+export type ProtocolName = 'chat' | 'responses' | 'messages';
 
 /** The service's own per-request switches (the `service` body object where a protocol has one). */
 export interface TurnOptions {
@@ -39,8 +38,6 @@ export interface InboundProtocol {
   parse(body: unknown, headers: IncomingHttpHeaders): InboundTurn;
   /** The body with the context text added at this protocol's injection point (unchanged when empty). */
   inject(body: JsonObject, contextText: string): JsonObject;
-  /** The last event of a stream the upstream broke off. */
-  streamFailureEvent(error: ApiError): string;
 }
 
 export const DEFAULT_TURN_OPTIONS: TurnOptions = {
