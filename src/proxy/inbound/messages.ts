@@ -40,7 +40,9 @@ export const messagesProtocol: InboundProtocol = {
   inject(body: JsonObject, contextText: string): JsonObject {
     if (!contextText) return body;
     const { system } = body;
-    if (Array.isArray(system)) return { ...body, system: [...system, { type: 'text', text: contextText }] };
+    if (Array.isArray(system)) {
+      return { ...body, system: [...(system as unknown[]), { type: 'text', text: contextText }] };
+    }
     const own = typeof system === 'string' ? system : '';
     return { ...body, system: own ? `${own}\n\n${contextText}` : contextText };
   },
@@ -97,5 +99,5 @@ function checkMessagesRequest(body: unknown): JsonObject & { service?: ServiceOp
     throw invalidField('metadata', 'invalid_metadata', 'metadata must be an object.');
   }
   checkServiceOptions(body.service);
-  return body as JsonObject & { service?: ServiceOptions };
+  return body;
 }

@@ -78,5 +78,5 @@ function checkResponsesRequest(body: unknown): JsonObject & { service?: ServiceO
     throw invalidField('metadata', 'invalid_metadata', 'metadata must be an object.');
   }
   checkServiceOptions(body.service);
-  return body as JsonObject & { service?: ServiceOptions };
+  return body;
 }
