@@ -1,3 +1,4 @@
+import { ExtractionQueue } from '../src/extraction/extraction-queue';
 import { ExtractionWorker } from '../src/extraction/extraction-worker';
 import { startSlowLlm } from './support/fake-llm';
 import { startTestApp, TestApp } from './support/test-app';
@@ -73,7 +74,7 @@ describeOnServer('two app instances on one PostgreSQL server (skipped without DA
     }
   }
 
-  it('extracts every conversation once, calling the LLM once per conversation (advisory lock)', async () => {
+  it('extracts every conversation once, calling the LLM once per conversation (leases)', async () => {
     const [a, b] = await startInstances();
     const profileIds = await pendingConversations(a);
     await Promise.all([a.app.get(ExtractionWorker).sweep(), b.app.get(ExtractionWorker).sweep()]);
@@ -82,12 +83,69 @@ describeOnServer('two app instances on one PostgreSQL server (skipped without DA
     expect(llm.requests).toHaveLength(PROFILES);
   });
 
-  it('still applies each batch once when the instances cannot hold the lock (pool of one)', async () => {
-    const [a, b] = await startInstances({ DATABASE_POOL_SIZE: '1' });
+  it('holds no database connection or lock while the LLM answers: requests go on, on a small pool', async () => {
+    await llm.close();
+    llm = await startSlowLlm(600, () => ({
+      memories: [{ content: 'A slow fact.', type: 'fact', importance: 0.5 }],
+    }));
+    const [a, b] = await startInstances({ DATABASE_POOL_SIZE: '2', EXTRACTION_CONCURRENCY: '1' });
     const profileIds = await pendingConversations(a);
-    await Promise.all([a.app.get(ExtractionWorker).sweep(), b.app.get(ExtractionWorker).sweep()]);
+    const sweeps = Promise.all([a.app.get(ExtractionWorker).sweep(), b.app.get(ExtractionWorker).sweep()]);
+    await waitUntil(() => llm.requests.length >= 2);
+    const [locks] = await a.dataSource.query(
+      `SELECT count(*)::int AS advisory FROM pg_locks WHERE locktype = 'advisory'`,
+    );
+    expect(locks.advisory).toBe(0);
+    const [held] = await a.dataSource.query(
+      `SELECT count(*)::int AS count FROM pg_stat_activity
+       WHERE datname = current_database() AND application_name = 'profile-memory-service'
+         AND state LIKE 'idle in transaction%'`,
+    );
+    expect(held.count).toBe(0);
+    for (const app of [a, b]) {
+      const started = Date.now();
+      await app.api().get('/api/profiles').expect(200);
+      await app.api().get('/ready').expect(200);
+      expect(Date.now() - started).toBeLessThan(1_000);
+    }
+    await sweeps;
     await Promise.all([a.drain(), b.drain()]);
     await expectEachExtractedOnce(a, profileIds);
-    expect(llm.requests.length).toBeGreaterThanOrEqual(PROFILES);
+  });
+
+  it('takes over the batch of a process that died holding it, once its lease ran out', async () => {
+    const [a, b] = await startInstances();
+    const [profileId] = await pendingConversations(a);
+    // A process claims the batch and dies: nothing completes or releases it.
+    const dead = await a.app.get(ExtractionQueue).claimNextBatch(profileId, 3_000);
+    expect(dead).not.toBeNull();
+    const memoriesOf = async () =>
+      (
+        await a.dataSource.query(`SELECT count(*)::int AS count FROM memories WHERE profile_id = $1`, [
+          profileId,
+        ])
+      )[0].count as number;
+    await b.app.get(ExtractionWorker).sweep();
+    await b.drain();
+    expect(llm.requests).toHaveLength(PROFILES - 1); // every profile but the claimed one
+    expect(await memoriesOf()).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    await b.app.get(ExtractionWorker).sweep();
+    await b.drain();
+    expect(llm.requests).toHaveLength(PROFILES);
+    expect(await memoriesOf()).toBe(1);
+    // The dead process's late apply finds the batch is no longer its own.
+    const late = await a.dataSource.transaction((manager) =>
+      a.app.get(ExtractionQueue).complete(manager, dead!),
+    );
+    expect(late).toBe(false);
   });
 });
+
+async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

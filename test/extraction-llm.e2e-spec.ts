@@ -14,6 +14,7 @@ const LLM_ENV = (llm: FakeOpenAI, upstream: FakeOpenAI) => ({
   EXTRACTION_LLM_ATTEMPTS: '1',
   EXTRACTION_MAX_ATTEMPTS: '2',
   EXTRACTION_SWEEP_INTERVAL_MS: '0',
+  EXTRACTION_BACKOFF_MS: '0',
 });
 
 /** Background extraction with the LLM extractor: per-request schemas, failures, retries, shutdown. */
@@ -175,5 +176,84 @@ describe('background extraction (LLM extractor)', () => {
     await own.close();
     expect(Date.now() - started).toBeLessThan(5_000);
     await llm.waitForClientClose(0);
+  });
+
+  describe('after a failure', () => {
+    let patient: TestApp;
+
+    beforeAll(async () => {
+      patient = await startTestApp({ ...LLM_ENV(llm, upstream), EXTRACTION_BACKOFF_MS: '60000' });
+    });
+
+    afterAll(async () => {
+      await patient.close();
+    });
+
+    async function patientChat(userId: string, content: string) {
+      upstream.script(llmAnswer('Noted.'));
+      await patient
+        .api()
+        .post('/v1/chat/completions')
+        .set('X-Service-Id', userId)
+        .send({ model: 'fake-model', messages: [{ role: 'user', content }] })
+        .expect(200);
+      await patient.drain();
+    }
+
+    it('waits before trying a failed batch again, and new turns are extracted without it', async () => {
+      const profile = (
+        await patient.api().post('/api/profiles').send({ externalId: 'patient-1' }).expect(201)
+      ).body.profile;
+      await patient.api().patch(`/api/profiles/${profile.id}`).send({ summary: 'By hand.' }).expect(200);
+      llm.script({ kind: 'error', status: 500 });
+      await patientChat('patient-1', 'My name is Anna.');
+      expect(llm.requests).toHaveLength(1);
+
+      await patient.app.get(ExtractionWorker).sweep();
+      expect(llm.requests).toHaveLength(1); // still waiting: no new try on every sweep
+
+      llm.script(extractionAnswer([{ key: 'favourite_colour', value: 'blue', confidence: 0.9 }]));
+      await patientChat('patient-1', 'I like the colour blue.');
+      expect(llm.requests).toHaveLength(2);
+      expect(analysedText(llm.requests[1])).toBe('I like the colour blue.'); // the failed batch is not joined
+
+      const status = await patient.api().get(`/api/profiles/patient-1/extraction`).expect(200);
+      expect(status.body).toEqual({ extraction: { pending: 2, backingOff: 2, failed: 0 } });
+      const rows = await patient.dataSource.query(
+        `SELECT content, extraction_attempts, extracted_at IS NOT NULL AS done FROM messages
+         WHERE profile_id = $1 AND role = 'user' ORDER BY seq`,
+        [profile.id],
+      );
+      expect(rows).toEqual([
+        { content: 'My name is Anna.', extraction_attempts: 1, done: false },
+        { content: 'I like the colour blue.', extraction_attempts: 0, done: true },
+      ]);
+    });
+
+    it('puts given-up messages back in the queue on request, and learns from them', async () => {
+      const profile = (await t.api().post('/api/profiles').send({ externalId: 'given-up' }).expect(201)).body
+        .profile;
+      await t.api().patch(`/api/profiles/${profile.id}`).send({ summary: 'By hand.' }).expect(200);
+      llm.script({ kind: 'error', status: 500 }, { kind: 'error', status: 500 });
+      await chat('given-up', 'My name is Anna.');
+      await t.drain();
+      await t.app.get(ExtractionWorker).sweep(); // second failure: given up (EXTRACTION_MAX_ATTEMPTS 2)
+      expect((await t.api().get('/api/profiles/given-up/extraction').expect(200)).body.extraction).toEqual({
+        pending: 0,
+        backingOff: 0,
+        failed: 2,
+      });
+
+      llm.script(extractionAnswer([{ key: 'name', value: 'Anna', confidence: 0.9 }]));
+      const retried = await t.api().post('/api/profiles/given-up/extraction/retry').expect(200);
+      expect(retried.body).toEqual({ requeued: 2 });
+      await t.drain();
+      const traits = await t.api().get(`/api/profiles/${profile.id}/traits`).expect(200);
+      expect(traits.body.traits).toEqual([expect.objectContaining({ key: 'name', value: 'Anna' })]);
+      expect(
+        (await t.api().get('/api/profiles/given-up/extraction').expect(200)).body.extraction.failed,
+      ).toBe(0);
+      await t.api().post('/api/profiles/nobody-here/extraction/retry').expect(404);
+    });
   });
 });

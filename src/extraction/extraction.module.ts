@@ -3,6 +3,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { MemoriesModule } from '../memories/memories.module';
 import { MetricsService } from '../metrics/metrics.service';
+import { ProfilesModule } from '../profiles/profiles.module';
 import { TraitsModule } from '../traits/traits.module';
 import { UpstreamClient } from '../upstream/upstream-client';
 import { ExtractedTraitWriter } from './extracted-trait-writer';
@@ -11,14 +12,17 @@ import { ExtractionService } from './extraction.service';
 import { ExtractionWorker } from './extraction-worker';
 import { LlmChat } from './llm-chat';
 import { LlmExtractor } from './llm-extractor';
+import { ExtractionAdminService } from './extraction-admin.service';
 import { ExtractionQueue } from './extraction-queue';
+import { ExtractionController } from './extraction.controller';
 import { SummaryService } from './summary.service';
 
 /** The client of the extraction LLM: separate from the proxy's, with its own settings (LLM_*). */
 export const EXTRACTION_LLM_CLIENT = Symbol('EXTRACTION_LLM_CLIENT');
 
 @Module({
-  imports: [TraitsModule, MemoriesModule],
+  imports: [TraitsModule, MemoriesModule, ProfilesModule],
+  controllers: [ExtractionController],
   providers: [
     {
       provide: EXTRACTION_LLM_CLIENT,
@@ -53,6 +57,7 @@ export const EXTRACTION_LLM_CLIENT = Symbol('EXTRACTION_LLM_CLIENT');
     ExtractedTraitWriter,
     SummaryService,
     ExtractionQueue,
+    ExtractionAdminService,
     ExtractionWorker,
     ExtractionListener,
   ],
