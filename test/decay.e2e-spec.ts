@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { Clock } from '../src/common/clock';
 import { DECAY_FLOOR, MemoryDecayService } from '../src/memories/memory-decay.service';
 import { makeMemory, makeProfile } from './support/factories';
@@ -94,5 +95,40 @@ describe('memory decay', () => {
     expect(await decayFactor(old.id)).toBe(1);
     await runAt(11.02);
     expect(await decayFactor(old.id)).toBeCloseTo(0.95, 5);
+  });
+});
+
+(process.env.DATABASE_URL ? describe : describe.skip)('memory decay run by two replicas at once', () => {
+  let t: TestApp;
+  let other: Client;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    other = new Client({ connectionString: process.env.DATABASE_URL });
+    await other.connect();
+  });
+
+  afterAll(async () => {
+    await other.end();
+    await t.close();
+  });
+
+  it('counts each day once although both runs saw the memory due', async () => {
+    const profile = await makeProfile(t);
+    const memory = await makeMemory(t, profile.id);
+    await t.dataSource.query(`UPDATE memories SET created_at = now() - interval '25 hours' WHERE id = $1`, [
+      memory.id,
+    ]);
+    // Both runs read the memory as due, then wait for this lock: they overlap for certain.
+    await other.query('BEGIN');
+    await other.query('SELECT id FROM memories WHERE id = $1 FOR UPDATE', [memory.id]);
+    const decay = t.app.get(MemoryDecayService);
+    const runs = Promise.all([decay.decay(), decay.decay()]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await other.query('ROLLBACK');
+    const updated = await runs;
+    expect(updated[0] + updated[1]).toBe(1);
+    const [row] = await t.dataSource.query(`SELECT decay_factor FROM memories WHERE id = $1`, [memory.id]);
+    expect(row.decay_factor).toBeCloseTo(0.95, 6);
   });
 });

@@ -11,11 +11,14 @@ import { BackgroundWork } from '../common/background-work';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { JobLeases } from '../database/job-leases';
 
 /** decayFactor is multiplied by this for every full day a memory goes unused... */
 export const DAILY_DECAY_RATE = 0.95;
 /** ...and never goes below this. */
 export const DECAY_FLOOR = 0.1;
+/** Longer than one decay statement takes, even over millions of memories. */
+const DECAY_LEASE_MS = 10 * 60_000;
 
 /**
  * The daily decay of memories (DESIGN §6). Each memory remembers up to when its unused days have been
@@ -35,6 +38,7 @@ export class MemoryDecayService implements OnApplicationBootstrap, BeforeApplica
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly background: BackgroundWork,
+    private readonly leases: JobLeases,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -50,14 +54,21 @@ export class MemoryDecayService implements OnApplicationBootstrap, BeforeApplica
     clearInterval(this.timer);
   }
 
-  /** Applies the decay due at the clock's current time; returns how many memories it updated. */
+  /**
+   * Applies the decay due at the clock's current time; returns how many memories it updated. Each row
+   * is updated only if its mark is still the one read: a run that overlaps another (two replicas) waits
+   * for the other's row lock, then finds the mark moved and leaves the row alone, so no day is counted
+   * twice.
+   */
   async decay(): Promise<number> {
     const [, updated]: [unknown[], number] = await this.dataSource.query(
       `WITH due AS (
-         SELECT id, anchor, floor(extract(epoch FROM ($1::timestamptz - anchor)) / 86400)::int AS days
+         SELECT id, counted_until, anchor,
+                floor(extract(epoch FROM ($1::timestamptz - anchor)) / 86400)::int AS days
          FROM (
-           SELECT id, GREATEST(COALESCE(decay_counted_until, created_at),
-                               COALESCE(last_accessed_at, created_at)) AS anchor
+           SELECT id, decay_counted_until AS counted_until,
+                  GREATEST(COALESCE(decay_counted_until, created_at),
+                           COALESCE(last_accessed_at, created_at)) AS anchor
            FROM memories
          ) counted
          WHERE anchor <= $1::timestamptz - interval '1 day'
@@ -66,14 +77,18 @@ export class MemoryDecayService implements OnApplicationBootstrap, BeforeApplica
        SET decay_factor = CASE WHEN m.decay_factor <= $3::float8 THEN m.decay_factor
                                ELSE GREATEST($3::float8, m.decay_factor * power($2::float8, due.days)) END,
            decay_counted_until = due.anchor + due.days * interval '1 day'
-       FROM due WHERE m.id = due.id`,
+       FROM due
+       WHERE m.id = due.id AND m.decay_counted_until IS NOT DISTINCT FROM due.counted_until`,
       [this.clock.now(), DAILY_DECAY_RATE, DECAY_FLOOR],
     );
     return updated;
   }
 
+  /** One replica decays at a time; the others skip the run (the next one catches up anyway). */
   private async runScheduled(): Promise<void> {
-    const updated = await this.decay();
-    if (updated > 0) this.logger.log(`decayed ${updated} memories`);
+    await this.leases.runExclusive('memory-decay', DECAY_LEASE_MS, async () => {
+      const updated = await this.decay();
+      if (updated > 0) this.logger.log(`decayed ${updated} memories`);
+    });
   }
 }
