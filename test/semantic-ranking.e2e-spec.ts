@@ -79,7 +79,8 @@ describe('Semantic ranking', () => {
     profileId: string,
   ): Promise<Array<{ memory_id: string; model: string; size: number }>> =>
     t.dataSource.query(
-      `SELECT memory_id, model, cardinality(embedding) AS size FROM memory_embeddings WHERE profile_id = $1`,
+      `SELECT memory_id, model, cardinality(embedding) AS size FROM memory_embeddings
+       WHERE profile_id = $1 AND (embedding IS NOT NULL OR error IS NOT NULL)`,
       [profileId],
     );
 

@@ -13,12 +13,16 @@ import { BackgroundWork } from '../common/background-work';
 import { errorMessage } from '../common/error-message';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { JobLeases } from '../database/job-leases';
 import { MEMORIES_STORED, MemoriesStoredEvent } from '../memories/memory-events';
 import { EmbeddingsClient } from './embeddings-client';
 import { SemanticSearch } from './semantic-search';
 
 /** Memories embedded per call of the endpoint. */
 export const EMBEDDING_BATCH_SIZE = 64;
+/** How long a claimed memory stays this process's to embed: longer than a call with its retries. */
+const CLAIM_MS = 5 * 60_000;
+const SWEEP_LEASE_MS = 60_000;
 
 interface PendingMemory {
   id: string;
@@ -31,11 +35,14 @@ type Embedded =
 
 /**
  * Embeds memories in the background when semantic ranking is on. New memories are embedded as they are
- * announced; at boot (and after a failed call, on the sweep interval) every memory without an embedding
- * by the configured model is found and embedded, so turning the feature on or changing the model covers
- * the memories already stored. A memory the provider refuses is recorded with the error and not asked
- * for again; other failures leave the memories to the next sweep. Ranking never waits for this: a
- * memory without an embedding is still found by its words.
+ * announced; at boot (and after a failed call, on the sweep interval) the memories without an embedding
+ * by the configured model are found and embedded, so turning the feature on or changing the model covers
+ * the memories already stored. The sweep walks the memories once, in creation order, and only one
+ * replica sweeps at a time (a job lease); a memory is claimed before it is embedded (its embedding row,
+ * without a vector yet, with a lease), so two replicas never embed one memory twice. A memory the
+ * provider refuses is recorded with the error and not asked for again; other failures leave the
+ * memories to the next sweep. Ranking never waits for this: a memory without an embedding is still
+ * found by its words.
  */
 @Injectable()
 export class EmbeddingIndexer implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -51,6 +58,7 @@ export class EmbeddingIndexer implements OnApplicationBootstrap, BeforeApplicati
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly semantic: SemanticSearch,
     private readonly background: BackgroundWork,
+    private readonly leases: JobLeases,
     @Optional() @Inject(EmbeddingsClient) private readonly client: EmbeddingsClient | null,
   ) {}
 
@@ -81,16 +89,25 @@ export class EmbeddingIndexer implements OnApplicationBootstrap, BeforeApplicati
 
   private async work(): Promise<void> {
     try {
-      while (!this.stopping.signal.aborted) {
-        const batch = await this.nextBatch();
-        if (batch === null) return;
-        if (batch.length > 0 && !(await this.embed(batch))) return this.pause();
+      while (this.queued.size > 0 && !this.stopping.signal.aborted) {
+        const ids = [...this.queued].slice(0, EMBEDDING_BATCH_SIZE);
+        for (const id of ids) this.queued.delete(id);
+        if (!(await this.embed(await this.claim(ids)))) return this.pause();
+      }
+      if (this.sweepWanted && !this.stopping.signal.aborted) {
+        this.sweepWanted = false;
+        let failed = false;
+        await this.leases.runExclusive('embedding-sweep', SWEEP_LEASE_MS, async (lost) => {
+          failed = !(await this.sweep(lost));
+        });
+        if (failed) return this.pause();
       }
     } catch (error) {
       this.logger.warn(`embedding memories failed, retrying later: ${errorMessage(error)}`);
       this.pause();
     } finally {
       this.running = false;
+      if (this.queued.size > 0) this.kick();
     }
   }
 
@@ -108,34 +125,60 @@ export class EmbeddingIndexer implements OnApplicationBootstrap, BeforeApplicati
     this.retryTimer.unref();
   }
 
-  /** Announced memories first, then (when a sweep is due) any without an embedding; null when none. */
-  private async nextBatch(): Promise<PendingMemory[] | null> {
-    const model = this.client!.model;
-    if (this.queued.size > 0) {
-      const ids = [...this.queued].slice(0, EMBEDDING_BATCH_SIZE);
-      for (const id of ids) this.queued.delete(id);
-      return this.dataSource.query(
-        `SELECT m.id, m.content FROM memories m
-         WHERE m.id = ANY($1::uuid[])
-           AND NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id AND e.model = $2)`,
-        [ids, model],
+  /**
+   * Goes once through every memory without an embedding by the configured model, in creation order,
+   * from where the last batch ended. False when the endpoint failed and the sweep should wait.
+   */
+  private async sweep(lost: AbortSignal): Promise<boolean> {
+    let after: { createdAt: Date; id: string } | null = null;
+    while (!this.stopping.signal.aborted && !lost.aborted) {
+      const rows: Array<{ id: string; created_at: Date }> = await this.dataSource.query(
+        `SELECT m.id, m.created_at FROM memories m
+         WHERE ($2::timestamptz IS NULL OR (m.created_at, m.id) > ($2::timestamptz, $3::uuid))
+           AND NOT EXISTS (SELECT 1 FROM memory_embeddings e
+                           WHERE e.memory_id = m.id AND e.model = $1
+                             AND (e.embedding IS NOT NULL OR e.error IS NOT NULL OR e.claimed_until >= now()))
+         ORDER BY m.created_at, m.id LIMIT $4`,
+        [this.client!.model, after?.createdAt ?? null, after?.id ?? null, EMBEDDING_BATCH_SIZE],
       );
+      if (rows.length === 0) return true;
+      const last = rows[rows.length - 1];
+      after = { createdAt: last.created_at, id: last.id };
+      if (!(await this.embed(await this.claim(rows.map((row) => row.id))))) return false;
     }
-    if (!this.sweepWanted) return null;
-    const rows: PendingMemory[] = await this.dataSource.query(
-      `SELECT m.id, m.content FROM memories m
-       WHERE NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id AND e.model = $1)
-       ORDER BY m.created_at, m.id LIMIT $2`,
-      [model, EMBEDDING_BATCH_SIZE],
+    return true;
+  }
+
+  /**
+   * Claims the memories that have no embedding by the configured model and that no other process is
+   * embedding, and returns their contents: only these are embedded here.
+   */
+  private claim(ids: string[]): Promise<PendingMemory[]> {
+    return this.dataSource.query(
+      `WITH claimed AS (
+         INSERT INTO memory_embeddings (memory_id, profile_id, model, claimed_until)
+         SELECT m.id, m.profile_id, $2, now() + make_interval(secs => $3::float8 / 1000)
+         FROM memories m WHERE m.id = ANY($1::uuid[])
+         ON CONFLICT (memory_id) DO UPDATE
+           SET model = EXCLUDED.model, embedding = NULL, error = NULL, claimed_until = EXCLUDED.claimed_until
+           WHERE memory_embeddings.model <> EXCLUDED.model
+              OR (memory_embeddings.embedding IS NULL AND memory_embeddings.error IS NULL
+                  AND (memory_embeddings.claimed_until IS NULL OR memory_embeddings.claimed_until < now()))
+         RETURNING memory_id
+       )
+       SELECT m.id, m.content FROM memories m JOIN claimed c ON c.memory_id = m.id`,
+      [ids, this.client!.model, CLAIM_MS],
     );
-    if (rows.length < EMBEDDING_BATCH_SIZE) this.sweepWanted = false;
-    return rows.length > 0 ? rows : this.sweepWanted ? [] : null;
   }
 
   /** Embeds and stores a batch; false when the endpoint failed (not refused) and the work should pause. */
   private async embed(batch: PendingMemory[]): Promise<boolean> {
+    if (batch.length === 0) return true;
     const embedded = await this.embedOrIsolate(batch);
-    if (embedded === null) return false;
+    if (embedded === null) {
+      await this.unclaim(batch);
+      return false;
+    }
     await this.store(embedded);
     return true;
   }
@@ -170,15 +213,22 @@ export class EmbeddingIndexer implements OnApplicationBootstrap, BeforeApplicati
     return first && second ? [...first, ...second] : null;
   }
 
-  private async store(embedded: Embedded[]): Promise<void> {
-    // Memories deleted meanwhile drop out in the join.
+  /** Gives up the claims of a batch that could not be embedded now, so that a later sweep finds it. */
+  private async unclaim(batch: PendingMemory[]): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO memory_embeddings (memory_id, profile_id, model, embedding, error)
-         SELECT m.id, m.profile_id, $1, e.embedding, e.error
-         FROM jsonb_to_recordset($2::jsonb) AS e (id uuid, embedding real[], error text)
-         JOIN memories m ON m.id = e.id
-         ON CONFLICT (memory_id) DO UPDATE
-           SET model = EXCLUDED.model, embedding = EXCLUDED.embedding, error = EXCLUDED.error, created_at = now()`,
+      `DELETE FROM memory_embeddings
+       WHERE memory_id = ANY($1::uuid[]) AND model = $2 AND embedding IS NULL AND error IS NULL`,
+      [batch.map((memory) => memory.id), this.client!.model],
+    );
+  }
+
+  private async store(embedded: Embedded[]): Promise<void> {
+    // The claimed rows get their vectors; memories deleted meanwhile took their rows with them.
+    await this.dataSource.query(
+      `UPDATE memory_embeddings m
+       SET embedding = e.embedding, error = e.error, claimed_until = NULL, created_at = now()
+       FROM jsonb_to_recordset($2::jsonb) AS e (id uuid, embedding real[], error text)
+       WHERE m.memory_id = e.id AND m.model = $1`,
       [this.client!.model, JSON.stringify(embedded)],
     );
   }

@@ -22,6 +22,10 @@ export class MemoryEmbeddingEntity {
   @Column({ type: 'text', nullable: true })
   error: string | null;
 
+  /** Set while a process embeds the memory (no vector and no error yet): others leave it alone. */
+  @Column({ name: 'claimed_until', type: 'timestamptz', nullable: true })
+  claimedUntil: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }

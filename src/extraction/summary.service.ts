@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { errorMessage } from '../common/error-message';
+import { JobLeases } from '../database/job-leases';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
 import { ExtractionAbortedError } from './extraction-errors';
 import { ExtractionService } from './extraction.service';
@@ -31,10 +33,26 @@ export class SummaryService {
     private readonly extraction: ExtractionService,
     private readonly llm: LlmChat,
     private readonly schemas: TraitSchemaRegistry,
+    private readonly leases: JobLeases,
   ) {}
 
-  /** Returns true when a new summary was stored. Never throws. */
+  /**
+   * Returns true when a new summary was stored. Never throws. One process at a time writes a profile's
+   * summary (a job lease): another that finds it taken leaves it, so no LLM call is made twice.
+   */
   async refreshIfDue(profileId: string, signal?: AbortSignal): Promise<boolean> {
+    let stored = false;
+    await this.leases
+      .runExclusive(`summary:${profileId}`, SUMMARY_LEASE_MS, async () => {
+        stored = await this.refreshNow(profileId, signal);
+      })
+      .catch((error: unknown) =>
+        this.logger.warn(`summary of profile ${profileId} not refreshed: ${errorMessage(error)}`),
+      );
+    return stored;
+  }
+
+  private async refreshNow(profileId: string, signal?: AbortSignal): Promise<boolean> {
     try {
       const due: Array<{ summary: string }> = await this.dataSource.query(
         `SELECT summary FROM profiles WHERE id = $1 AND ${DUE_CONDITION}`,
@@ -81,6 +99,9 @@ export class SummaryService {
     return summary === '' ? null : summary;
   }
 }
+
+/** Long enough for every try of the summary's LLM call. */
+const SUMMARY_LEASE_MS = 5 * 60_000;
 
 const DUE_CONDITION = `NOT summary_is_manual
   AND (summary_updated_at IS NULL OR summary_updated_at <= now() - make_interval(mins => $2::int))`;

@@ -6,7 +6,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * lease runs out:
  * - messages: the lease of a batch being extracted (`claimed_until`, `claim_token`), and when a batch
  *   that failed may be tried again (`next_attempt_at`);
- * - job_leases: which process runs a job that one replica must run at a time (decay, sweeps, ...).
+ * - job_leases: which process runs a job that one replica must run at a time (decay, sweeps, ...);
+ * - memory_embeddings: a row without a vector is claimed (`claimed_until`) by the process embedding
+ *   it, so two replicas never embed one memory twice; memories by creation, for the embedding sweep to
+ *   go through them once instead of scanning the table for every batch.
  */
 export class WorkLeases1764310000000 implements MigrationInterface {
   name = 'WorkLeases1764310000000';
@@ -20,6 +23,8 @@ export class WorkLeases1764310000000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE INDEX messages_pending_idx ON messages (profile_id, seq) WHERE extracted_at IS NULL`,
     );
+    await queryRunner.query(`ALTER TABLE memory_embeddings ADD COLUMN claimed_until timestamptz`);
+    await queryRunner.query(`CREATE INDEX memories_created_idx ON memories (created_at, id)`);
     await queryRunner.query(`CREATE TABLE job_leases (
       name text PRIMARY KEY,
       holder uuid NOT NULL,
@@ -29,6 +34,8 @@ export class WorkLeases1764310000000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP TABLE job_leases`);
+    await queryRunner.query(`DROP INDEX memories_created_idx`);
+    await queryRunner.query(`ALTER TABLE memory_embeddings DROP COLUMN claimed_until`);
     await queryRunner.query(`DROP INDEX messages_pending_idx`);
     await queryRunner.query(`CREATE INDEX messages_pending_idx ON messages (seq) WHERE extracted_at IS NULL`);
     await queryRunner.query(`ALTER TABLE messages
