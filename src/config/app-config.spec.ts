@@ -143,4 +143,16 @@ describe('loadConfig', () => {
       new RegExp(`^Invalid configuration: ${variable} `),
     );
   });
+
+  it('refuses extraction workers as many as the server pool has connections, naming both variables', () => {
+    const server = { DATABASE_URL: 'postgres://db/pms' };
+    expect(() => loadConfig({ ...server, DATABASE_POOL_SIZE: '2', EXTRACTION_CONCURRENCY: '2' })).toThrow(
+      /EXTRACTION_CONCURRENCY \(2\) must be lower than DATABASE_POOL_SIZE \(2\)/,
+    );
+    expect(() =>
+      loadConfig({ ...server, DATABASE_POOL_SIZE: '3', EXTRACTION_CONCURRENCY: '2' }),
+    ).not.toThrow();
+    // the embedded database holds no connection for extraction: its one connection is shared
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: '1', EXTRACTION_CONCURRENCY: '4' })).not.toThrow();
+  });
 });
