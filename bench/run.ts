@@ -17,12 +17,13 @@ import {
 } from './locomo.bench';
 import { benchManagement } from './management.bench';
 import { benchProxyOverhead, ProxyOverhead } from './proxy.bench';
+import { benchThroughput, ThroughputReport } from './throughput.bench';
 import { ServiceProcess } from './service-process';
 import { benchRankingWeights, printWeightsTable, WeightsReport } from './weights.bench';
 
 /** Size of the stand-in embeddings. */
 const LSA_DIMENSIONS = 256;
-const SUITES = ['management', 'proxy', 'ingest', 'locomo', 'weights', 'extraction', 'context'];
+const SUITES = ['management', 'proxy', 'throughput', 'ingest', 'locomo', 'weights', 'extraction', 'context'];
 
 /**
  * `npm run bench`: every benchmark on the embedded database and on a PostgreSQL server, printed and kept
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
     {
       management: LoadResult[];
       proxy: ProxyOverhead[];
+      throughput?: ThroughputReport;
       ingest?: LoadResult[];
       extraction?: LoadResult[];
       contextScale?: ContextScaleRow[];
@@ -89,6 +91,9 @@ async function main(): Promise<void> {
       } finally {
         await service.stop();
       }
+      // Starts the service and the floor relay in processes of their own.
+      if (suites.has('throughput'))
+        printThroughputTable((result.throughput = await benchThroughput(serviceEnv, upstream.url, scale)));
       if (suites.has('locomo')) result.locomo = await benchLocomo(serviceEnv, upstream);
       // Starts a service per weight combination (the weights are part of its environment).
       if (suites.has('weights'))
@@ -249,6 +254,22 @@ function printLocomoTable(ranked: RecallReport, baseline: RecallReport, semantic
   }
   console.log(
     `| mean memories injected | ${ranked.meanInjected} | ${baseline.meanInjected} |${semanticCell(semantic?.meanInjected)}`,
+  );
+}
+
+function printThroughputTable(report: ThroughputReport): void {
+  console.log(
+    '\n| chat at 32 connections | direct req/s | floor relay req/s (p50 ms) | service req/s (p50 / p99 ms) | service ÷ floor | added p50 / p99 ms |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const r of report.rows) {
+    console.log(
+      `| ${r.scenario} | ${r.direct.throughput} | ${r.floor.throughput} (${r.floor.p50Ms}) | ${r.service.throughput} (${r.service.p50Ms} / ${r.service.p99Ms}) | ${r.ratioToFloor} | ${r.addedP50Ms} / ${r.addedP99Ms} |`,
+    );
+  }
+  const s = report.serial;
+  console.log(
+    `| one request at a time | ${s.direct.throughput} (${s.direct.p50Ms} ms) | | ${s.service.throughput} (${s.service.p50Ms} / ${s.service.p99Ms}) | | ${s.addedP50Ms} / ${s.addedP99Ms} |`,
   );
 }
 

@@ -27,7 +27,9 @@ export class ServiceProcess {
     }
     childEnv.PORT = String(port);
     childEnv.HOST = '127.0.0.1';
-    const child = spawn(process.execPath, [...nodeArgs, join(__dirname, '..', 'src', 'main.js')], {
+    // BENCH_SERVICE_MAIN runs another build (e.g. of an earlier commit) for a before/after comparison.
+    const main = process.env.BENCH_SERVICE_MAIN ?? join(__dirname, '..', 'src', 'main.js');
+    const child = spawn(process.execPath, [...nodeArgs, main], {
       env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

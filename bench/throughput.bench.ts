@@ -1,0 +1,242 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { LoadResult, RequestSpec, round, runLoad } from './load';
+import { freePort, ServiceProcess } from './service-process';
+
+const CONNECTIONS = 32;
+const USERS = 100;
+const TRAITS = 10;
+const MEMORIES = 50;
+const ROUNDS = 3;
+
+export interface ThroughputRow {
+  scenario: string;
+  direct: LoadResult;
+  floor: LoadResult;
+  service: LoadResult;
+  /** Service throughput over the floor relay's, measured in the same rounds. */
+  ratioToFloor: number;
+  addedP50Ms: number;
+  addedP99Ms: number;
+}
+
+export interface ThroughputReport {
+  rows: ThroughputRow[];
+  /** One request at a time: the service's added latency over the upstream alone. */
+  serial: { direct: LoadResult; service: LoadResult; addedP50Ms: number; addedP99Ms: number };
+}
+
+/**
+ * Chat throughput of the service next to what the machine allows: the fake upstream alone ("direct"),
+ * the floor relay (bench/floor-relay.ts: the least a Node relay that reads the database on each request
+ * does) and the service, at 32 connections, each scenario in rounds that alternate the three, with
+ * 100 profiles of 10 traits and 50 memories. Scenarios: many users with and without background
+ * learning, all connections on one user, and streams (time to first chunk); then one request at a time.
+ */
+export async function benchThroughput(
+  serviceEnv: Record<string, string | undefined>,
+  upstreamUrl: string,
+  scale: number,
+): Promise<ThroughputReport> {
+  const requests = Math.max(1000, Math.round(4000 * scale));
+  const service = await ServiceProcess.start(serviceEnv);
+  const floor = await startFloorRelay(upstreamUrl, serviceEnv.DATABASE_URL);
+  try {
+    await seed(service.url);
+    const upstreamOrigin = upstreamUrl.replace(/\/v1$/, '');
+    const chat =
+      (options: { stream: boolean; skipExtraction: boolean; oneUser: boolean }) => (i: number) => ({
+        method: 'POST' as const,
+        path: '/v1/chat/completions',
+        headers: { 'x-service-id': `bench-user-${options.oneUser ? 0 : i % USERS}` },
+        body: {
+          model: 'bench-model',
+          stream: options.stream,
+          ...(options.skipExtraction ? { service: { skipExtraction: true } } : {}),
+          messages: [
+            { role: 'system', content: 'You are a helpful assistant.' },
+            { role: 'user', content: `What should I cook tonight, given what you know about me? (${i})` },
+          ],
+        },
+      });
+    const withoutService =
+      (next: (i: number) => RequestSpec) =>
+      (i: number): RequestSpec => {
+        const spec = next(i);
+        const { service: _service, ...body } = spec.body as Record<string, unknown>;
+        return { ...spec, body };
+      };
+
+    const scenarios = [
+      { scenario: 'many users, service.skipExtraction', stream: false, skipExtraction: true, oneUser: false },
+      { scenario: 'many users, learning every turn', stream: false, skipExtraction: false, oneUser: false },
+      {
+        scenario: 'one user on every connection, learning',
+        stream: false,
+        skipExtraction: false,
+        oneUser: true,
+      },
+      {
+        scenario: 'streams, time to first chunk, skipExtraction',
+        stream: true,
+        skipExtraction: true,
+        oneUser: false,
+      },
+    ];
+    const rows: ThroughputRow[] = [];
+    for (const { scenario, ...options } of scenarios) {
+      const next = chat(options);
+      const plain = withoutService(next);
+      const load = (url: string, name: string, spec: (i: number) => RequestSpec, count: number) =>
+        runLoad(url, name, {
+          requests: count,
+          concurrency: CONNECTIONS,
+          next: spec,
+          firstChunk: options.stream,
+        });
+      await load(upstreamOrigin, 'warm-up', plain, 300);
+      await load(floor.url, 'warm-up', plain, 300);
+      await load(service.url, 'warm-up', next, 500);
+      const results: Record<'direct' | 'floor' | 'service', LoadResult[]> = {
+        direct: [],
+        floor: [],
+        service: [],
+      };
+      for (let r = 0; r < ROUNDS; r++) {
+        results.direct.push(await load(upstreamOrigin, 'direct', plain, requests));
+        results.floor.push(await load(floor.url, 'floor relay', plain, requests));
+        results.service.push(await load(service.url, 'service', next, requests));
+        await waitForQuiet(service.url);
+      }
+      const row = {
+        scenario,
+        direct: medianRound(results.direct),
+        floor: medianRound(results.floor),
+        service: medianRound(results.service),
+      };
+      rows.push({
+        ...row,
+        ratioToFloor: round(row.service.throughput / row.floor.throughput),
+        addedP50Ms: round(row.service.p50Ms - row.direct.p50Ms),
+        addedP99Ms: round(row.service.p99Ms - row.direct.p99Ms),
+      });
+    }
+
+    const serialSpec = chat({ stream: false, skipExtraction: true, oneUser: false });
+    const serialCount = Math.max(300, Math.round(1500 * scale));
+    const serialRounds = { direct: [] as LoadResult[], service: [] as LoadResult[] };
+    for (let r = 0; r < ROUNDS; r++) {
+      serialRounds.direct.push(
+        await runLoad(upstreamOrigin, 'direct', {
+          requests: serialCount,
+          concurrency: 1,
+          next: withoutService(serialSpec),
+        }),
+      );
+      serialRounds.service.push(
+        await runLoad(service.url, 'service', { requests: serialCount, concurrency: 1, next: serialSpec }),
+      );
+    }
+    const direct = medianRound(serialRounds.direct);
+    const served = medianRound(serialRounds.service);
+    return {
+      rows,
+      serial: {
+        direct,
+        service: served,
+        addedP50Ms: round(served.p50Ms - direct.p50Ms),
+        addedP99Ms: round(served.p99Ms - direct.p99Ms),
+      },
+    };
+  } finally {
+    await floor.stop();
+    await service.stop();
+  }
+}
+
+/** Profiles of 10 traits and 50 memories each. */
+async function seed(serviceUrl: string): Promise<void> {
+  const call = (path: string, body: unknown, method = 'POST') =>
+    fetch(`${serviceUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const topics = [
+    'cooking pasta',
+    'vegetarian food',
+    'running',
+    'jazz',
+    'gardening',
+    'Japan',
+    'chess',
+    'spicy food',
+  ];
+  for (let u = 0; u < USERS; u++) {
+    const id = `bench-user-${u}`;
+    await call('/api/profiles', { externalId: id });
+    for (let k = 0; k < TRAITS; k++) {
+      await call(`/api/profiles/${id}/traits/bench_trait_${k}`, { value: `value ${k} of ${id}` }, 'PUT');
+    }
+    for (let m = 0; m < MEMORIES; m++) {
+      await call(`/api/profiles/${id}/memories`, {
+        content: `Memory ${m}: likes ${topics[(u + m) % topics.length]} (${u}-${m})`,
+        type: 'preference',
+        importance: (m % 10) / 10,
+      });
+    }
+  }
+}
+
+/** Waits until the service has stored the turns and learnt from them, so rounds do not overlap. */
+async function waitForQuiet(serviceUrl: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const metrics = await (await fetch(`${serviceUrl}/metrics`)).text();
+    const pending = /^pms_background_tasks\s+(\d+)/m.exec(metrics);
+    if (!pending || pending[1] === '0') return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function medianRound(results: LoadResult[]): LoadResult {
+  return [...results].sort((a, b) => a.throughput - b.throughput)[Math.floor(results.length / 2)];
+}
+
+async function startFloorRelay(
+  upstreamUrl: string,
+  databaseUrl: string | undefined,
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    UPSTREAM_URL: upstreamUrl,
+    PORT: String(port),
+  };
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  else delete env.DATABASE_URL;
+  const child = spawn(process.execPath, [join(__dirname, 'floor-relay.js')], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await fetch(url, { method: 'GET' });
+      break;
+    } catch {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error('the floor relay did not start');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
