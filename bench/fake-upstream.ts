@@ -46,8 +46,21 @@ export async function startBenchUpstream(): Promise<BenchUpstream> {
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (const piece of stream) res.write(piece);
-      res.end();
+      if (!Buffer.concat(parts).includes('(slow stream)')) {
+        for (const piece of stream) res.write(piece);
+        res.end();
+        return;
+      }
+      // A stream that takes its time: a client can leave in the middle of it.
+      let next = 0;
+      const timer = setInterval(() => {
+        if (next < stream.length) res.write(stream[next++]);
+        else {
+          clearInterval(timer);
+          res.end();
+        }
+      }, 50);
+      res.once('close', () => clearInterval(timer));
     });
   });
   server.keepAliveTimeout = 60_000;

@@ -17,13 +17,24 @@ import {
 } from './locomo.bench';
 import { benchManagement } from './management.bench';
 import { benchProxyOverhead, ProxyOverhead } from './proxy.bench';
+import { benchSoak, SoakReport } from './soak.bench';
 import { benchThroughput, ThroughputReport } from './throughput.bench';
 import { ServiceProcess } from './service-process';
 import { benchRankingWeights, printWeightsTable, WeightsReport } from './weights.bench';
 
 /** Size of the stand-in embeddings. */
 const LSA_DIMENSIONS = 256;
-const SUITES = ['management', 'proxy', 'throughput', 'ingest', 'locomo', 'weights', 'extraction', 'context'];
+const SUITES = [
+  'management',
+  'proxy',
+  'throughput',
+  'soak',
+  'ingest',
+  'locomo',
+  'weights',
+  'extraction',
+  'context',
+];
 
 /**
  * `npm run bench`: every benchmark on the embedded database and on a PostgreSQL server, printed and kept
@@ -44,6 +55,7 @@ async function main(): Promise<void> {
       management: LoadResult[];
       proxy: ProxyOverhead[];
       throughput?: ThroughputReport;
+      soak?: SoakReport;
       ingest?: LoadResult[];
       extraction?: LoadResult[];
       contextScale?: ContextScaleRow[];
@@ -94,6 +106,12 @@ async function main(): Promise<void> {
       // Starts the service and the floor relay in processes of their own.
       if (suites.has('throughput'))
         printThroughputTable((result.throughput = await benchThroughput(serviceEnv, upstream.url, scale)));
+      if (suites.has('soak')) {
+        const seconds = Number(process.env.BENCH_SOAK_SECONDS ?? '300');
+        result.soak = await benchSoak(serviceEnv, seconds);
+        if (result.soak) printSoak(result.soak);
+        else console.log('soak: needs a PostgreSQL server (the stored turns are counted in it)');
+      }
       if (suites.has('locomo')) result.locomo = await benchLocomo(serviceEnv, upstream);
       // Starts a service per weight combination (the weights are part of its environment).
       if (suites.has('weights'))
@@ -254,6 +272,16 @@ function printLocomoTable(ranked: RecallReport, baseline: RecallReport, semantic
   }
   console.log(
     `| mean memories injected | ${ranked.meanInjected} | ${baseline.meanInjected} |${semanticCell(semantic?.meanInjected)}`,
+  );
+}
+
+function printSoak(soak: SoakReport): void {
+  console.log(
+    `\nsoak: ${soak.seconds} s, ${soak.connections} connections on one user: ${soak.completedTurns} turns completed ` +
+      `(${soak.turnsPerSecond}/s), ${soak.storedTurns} stored, ${soak.cutStreams} streams cut by the client, ` +
+      `${soak.failedRequests} failed requests; other users' reads p99 ${soak.otherUsersP99Ms} ms ` +
+      `(max ${soak.otherUsersMaxMs}); /ready ${soak.readyWasDown ? 'was 503 at times' : 'stayed 200'}; ` +
+      `ready with every turn stored ${soak.recoverySeconds} s after the load`,
   );
 }
 

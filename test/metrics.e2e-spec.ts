@@ -105,6 +105,7 @@ describe('Prometheus metrics at /metrics', () => {
     ).toHaveLength(1);
     expect(valueOf(after, 'pms_extraction_queue_messages')).toBe(0);
     expect(valueOf(after, 'pms_background_tasks')).toBe(0);
+    expect(valueOf(after, 'pms_turns_queued')).toBe(0);
   });
 
   it('counts upstream failures by reason', async () => {

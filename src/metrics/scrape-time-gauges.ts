@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { BackgroundWork } from '../common/background-work';
+import { TurnRecorder } from '../messages/turn-recorder';
 import { METRIC_PREFIX, MetricsService } from './metrics.service';
 
 /** The part of pg's Pool that the gauges read. */
@@ -29,6 +30,7 @@ export class ScrapeTimeGauges {
     metrics: MetricsService,
     @InjectDataSource() private readonly dataSource: DataSource,
     background: BackgroundWork,
+    turns: TurnRecorder,
   ) {
     const registers = [metrics.registry];
     new Gauge({
@@ -59,6 +61,14 @@ export class ScrapeTimeGauges {
       collect: function () {
         const max = poolOf(dataSource)?.options?.max;
         if (typeof max === 'number') this.set(max);
+      },
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}turns_queued`,
+      help: 'Completed turns waiting in this process to be stored (requests wait when the queue is full)',
+      registers,
+      collect: function () {
+        this.set(turns.backlog);
       },
     });
     const countPending = () => this.countPendingMessages();
