@@ -1,6 +1,8 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
+import { withAdmin, ADMIN_URL } from './setup/postgres-databases';
 import { ChildService } from './support/child-service';
 
 const onServer = process.env.DATABASE_URL !== undefined;
@@ -129,6 +131,33 @@ const onServer = process.env.DATABASE_URL !== undefined;
     });
     await service.stop();
   });
+
+  it('starts three replicas at once on a fresh database: all come up, each migration runs once', async () => {
+    const name = `pms_replicas_${Date.now()}_${process.pid}`;
+    await withAdmin((admin) => admin.query(`CREATE DATABASE ${name}`).then(() => undefined));
+    const url = new URL(ADMIN_URL);
+    url.pathname = `/${name}`;
+    try {
+      const replicas = await Promise.all(
+        [1, 2, 3].map(() => ChildService.start({ DATABASE_URL: url.toString(), LOG_LEVEL: 'info' })),
+      );
+      await Promise.all(replicas.map((replica) => replica.ready(30_000)));
+      const client = new Client({ connectionString: url.toString() });
+      await client.connect();
+      const { rows } = await client.query<{ name: string; runs: string }>(
+        'SELECT name, count(*) AS runs FROM migrations GROUP BY name',
+      );
+      await client.end();
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.filter((row) => row.runs !== '1')).toEqual([]);
+      for (const replica of replicas) console.log(replica.output.join('').slice(0, 3000));
+      await Promise.all(replicas.map((replica) => replica.stop()));
+    } finally {
+      await withAdmin((admin) =>
+        admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined),
+      );
+    }
+  });
 });
 
 (onServer ? describe : describe.skip)('Booting the built service on a server', () => {
@@ -138,5 +167,32 @@ const onServer = process.env.DATABASE_URL !== undefined;
     const ready = await fetch(`${service.url}/ready`);
     expect(ready.status).toBe(200);
     await service.stop();
+  });
+
+  it('starts three replicas at once on a fresh database: all come up, each migration runs once', async () => {
+    const name = `pms_replicas_${Date.now()}_${process.pid}`;
+    await withAdmin((admin) => admin.query(`CREATE DATABASE ${name}`).then(() => undefined));
+    const url = new URL(ADMIN_URL);
+    url.pathname = `/${name}`;
+    try {
+      const replicas = await Promise.all(
+        [1, 2, 3].map(() => ChildService.start({ DATABASE_URL: url.toString(), LOG_LEVEL: 'info' })),
+      );
+      await Promise.all(replicas.map((replica) => replica.ready(30_000)));
+      const client = new Client({ connectionString: url.toString() });
+      await client.connect();
+      const { rows } = await client.query<{ name: string; runs: string }>(
+        'SELECT name, count(*) AS runs FROM migrations GROUP BY name',
+      );
+      await client.end();
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.filter((row) => row.runs !== '1')).toEqual([]);
+      for (const replica of replicas) console.log(replica.output.join('').slice(0, 3000));
+      await Promise.all(replicas.map((replica) => replica.stop()));
+    } finally {
+      await withAdmin((admin) =>
+        admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined),
+      );
+    }
   });
 });

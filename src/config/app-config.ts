@@ -14,6 +14,8 @@ export interface AppConfig {
   /** Directory of the embedded database, or `memory://` for a throwaway in-memory one. */
   dataDir: string;
   databasePoolSize: number;
+  /** Longest wait at boot for another process's migrations (the migration lock). */
+  migrationLockTimeoutMs: number;
   serviceApiKey: string | null;
   bodyLimitBytes: number;
   upstream: {
@@ -80,6 +82,12 @@ export interface ExtractionSettings {
   decayIntervalMs: number;
 }
 
+/** The extractor in use: `auto` means the LLM when an LLM key is configured, else the heuristic rules. */
+export function effectiveExtractor(config: Pick<AppConfig, 'extractor' | 'llm'>): 'llm' | 'heuristic' {
+  if (config.extractor !== 'auto') return config.extractor;
+  return config.llm.apiKey !== null ? 'llm' : 'heuristic';
+}
+
 export class ConfigError extends Error {
   constructor(
     readonly variable: string,
@@ -121,6 +129,7 @@ export function loadConfig(env: Env): AppConfig {
     databaseUrl: read.optionalDatabaseUrl('DATABASE_URL'),
     dataDir: read.dataDir('DATA_DIR', './data'),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 200),
+    migrationLockTimeoutMs: read.integer('MIGRATION_LOCK_TIMEOUT_MS', 300_000, 1_000, 3_600_000),
     serviceApiKey: read.optionalString('SERVICE_API_KEY'),
     bodyLimitBytes: read.byteSize('BODY_LIMIT', '10mb'),
     upstream: {
