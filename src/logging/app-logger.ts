@@ -12,13 +12,17 @@ const FRAMEWORK_CONTEXTS = new Set([
 
 /** Nest's report of an error that stops start-up. */
 const START_UP_FAILURE_CONTEXT = 'ExceptionHandler';
+/** @nestjs/typeorm's "Unable to connect to the database. Retrying (n)...", logged with a stack. */
+const CONNECT_RETRY_CONTEXT = 'TypeOrmModule';
 
 const contextOf = (params: unknown[]): unknown => params[params.length - 1];
 
 /**
- * Nest's logger, over another one: Nest's own start-up lines go to debug, and its report of an error that
- * stops start-up is dropped, because the caller reports that error (createApp sets `abortOnError: false`,
- * so the error is thrown to main.ts or to the test instead of being printed before an exit).
+ * Nest's logger, over another one: Nest's own start-up lines go to debug; a database connection retry
+ * at boot is a warning without a stack (the error that ends the retries says what went wrong); and
+ * Nest's report of an error that stops start-up is dropped, because the caller reports that error
+ * (createApp sets `abortOnError: false`, so the error is thrown to main.ts or to the test instead of
+ * being printed before an exit).
  */
 export class AppLogger implements LoggerService {
   constructor(private readonly target: LoggerService) {}
@@ -29,8 +33,10 @@ export class AppLogger implements LoggerService {
   }
 
   error(message: unknown, ...params: unknown[]): void {
-    if (contextOf(params) === START_UP_FAILURE_CONTEXT) return;
-    this.target.error(message, ...params);
+    const context = contextOf(params);
+    if (context === START_UP_FAILURE_CONTEXT) return;
+    if (context === CONNECT_RETRY_CONTEXT) this.target.warn(message, context);
+    else this.target.error(message, ...params);
   }
 
   warn(message: unknown, ...params: unknown[]): void {

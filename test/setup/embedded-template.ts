@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ export const TEMPLATE_ENV = 'PMS_TEST_PGLITE_TEMPLATE';
  * app loads the dump (about a second) instead of creating and migrating a database (about four).
  */
 export default async function createEmbeddedTemplate(): Promise<void> {
+  Logger.overrideLogger(false); // the migration lines would land between Jest's
   const embedded = await EmbeddedDatabase.open(IN_MEMORY_DATA_DIR);
   const dataSource = new DataSource(buildDataSourceOptions({ embedded }));
   await dataSource.initialize();
