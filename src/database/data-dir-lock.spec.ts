@@ -1,4 +1,5 @@
 // The module object itself (not an import's copy of it), so that spies on it reach the code under test.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 import fs = require('node:fs');
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,7 +93,7 @@ describe('DataDirLock', () => {
         writeFileSync(lockFile, taken);
       }
       return result;
-    }) as typeof realRead);
+    }) as never);
     expect(() => DataDirLock.acquire(dir)).toThrow(`is in use by process ${process.ppid}`);
     jest.restoreAllMocks();
     expect(readFileSync(lockFile, 'utf8')).toBe(taken);
