@@ -93,7 +93,7 @@ describe('DataDirLock', () => {
         writeFileSync(lockFile, taken);
       }
       return result;
-    }) as never);
+    }));
     expect(() => DataDirLock.acquire(dir)).toThrow(`is in use by process ${process.ppid}`);
     jest.restoreAllMocks();
     expect(readFileSync(lockFile, 'utf8')).toBe(taken);
