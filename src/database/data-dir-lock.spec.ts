@@ -85,7 +85,7 @@ describe('DataDirLock', () => {
     const taken = `${process.ppid}\ntaken-over-meanwhile\n`;
     const realRead = fs.readFileSync;
     let reads = 0;
-    jest.spyOn(fs, 'readFileSync').mockImplementation(((...args: Parameters<typeof realRead>) => {
+    jest.spyOn(fs, 'readFileSync').mockImplementation((...args: Parameters<typeof realRead>) => {
       const result = realRead(...args);
       // Right after our first look at the stale lock, a live process clears it and takes the directory.
       if (args[0] === lockFile && ++reads === 1) {
@@ -93,7 +93,7 @@ describe('DataDirLock', () => {
         writeFileSync(lockFile, taken);
       }
       return result;
-    }));
+    });
     expect(() => DataDirLock.acquire(dir)).toThrow(`is in use by process ${process.ppid}`);
     jest.restoreAllMocks();
     expect(readFileSync(lockFile, 'utf8')).toBe(taken);
