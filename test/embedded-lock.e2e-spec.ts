@@ -46,6 +46,9 @@ const createProfile = (service: ChildService, externalId: string) =>
   });
 
 /** The embedded database's directory lock against real processes. */
+// Child processes boot the service, which takes seconds on a quiet machine and far more on a busy one.
+jest.setTimeout(300_000);
+
 (onServer ? describe.skip : describe)('The DATA_DIR lock of the built service', () => {
   let dataDir: string;
   const env = () => ({ DATABASE_URL: undefined, DATA_DIR: dataDir });
@@ -61,7 +64,7 @@ const createProfile = (service: ChildService, externalId: string) =>
   it('restarts after a SIGKILL when it runs as PID 1 of its namespace (node in a container)', async () => {
     const command = pidNamespaceCommand();
     const first = await ChildService.start(env(), { command });
-    await first.ready(60_000);
+    await first.ready();
     expect((await createProfile(first, 'survivor')).status).toBe(201);
     const lockFile = join(dataDir, 'service.lock');
     expect(readFileSync(lockFile, 'utf8').split('\n')[0]).toBe('1');
@@ -73,7 +76,7 @@ const createProfile = (service: ChildService, externalId: string) =>
 
     // The restarted service is PID 1 again: a lock naming our own pid is stale, not ours.
     const second = await ChildService.start(env(), { command });
-    await second.ready(60_000);
+    await second.ready();
     expect((await fetch(`${second.url}/api/profiles/survivor`)).status).toBe(200);
     const [restarted] = childrenOf(second.process.pid!);
     process.kill(restarted, 'SIGTERM');
@@ -85,7 +88,7 @@ const createProfile = (service: ChildService, externalId: string) =>
     const services = await Promise.all([1, 2, 3, 4].map(() => ChildService.start(env())));
     const outcomes = await Promise.all(
       services.map((service) =>
-        service.ready(60_000).then(
+        service.ready().then(
           () => 'running',
           () => 'refused',
         ),

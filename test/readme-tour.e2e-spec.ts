@@ -79,6 +79,9 @@ function runBash(script: string): Promise<{ code: number | null; stdout: string;
 }
 
 /** The README's tour, run top to bottom against the built service, so that it cannot drift. */
+// Child processes boot the service, which takes seconds on a quiet machine and far more on a busy one.
+jest.setTimeout(300_000);
+
 (onServer ? describe : describe.skip)('The README tour', () => {
   let fake: FakeOpenAI;
 
@@ -107,7 +110,7 @@ function runBash(script: string): Promise<{ code: number | null; stdout: string;
         EXTRACTOR: 'heuristic',
       });
       try {
-        await service.ready(15_000);
+        await service.ready();
         const documented = (await (await fetch(`${service.url}/docs-json`)).json()) as {
           paths: Record<string, Record<string, unknown>>;
         };

@@ -13,6 +13,14 @@ export interface LogLine {
   [field: string]: unknown;
 }
 
+/** Children still running; killed when the test process exits, so a failed test leaves none behind. */
+const running = new Set<ChildProcess>();
+let reaperInstalled = false;
+
+function killLeftovers(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
 /** The built service (`npm run build`) as a real child process. */
 export class ChildService {
   /** stdout and stderr, in the order they arrived. */
@@ -32,7 +40,13 @@ export class ChildService {
     };
     process.stdout?.on('data', collect(this.stdout));
     process.stderr?.on('data', collect(this.stderr));
-    this.exited = new Promise((resolve) => process.once('exit', (code, signal) => resolve({ code, signal })));
+    running.add(process);
+    this.exited = new Promise((resolve) =>
+      process.once('exit', (code, signal) => {
+        running.delete(process);
+        resolve({ code, signal });
+      }),
+    );
   }
 
   /**
@@ -57,6 +71,10 @@ export class ChildService {
       if (value !== undefined && key !== 'NODE_OPTIONS') childEnv[key] = value;
     }
     const [program, ...args] = [...command, process.execPath, MAIN_JS];
+    if (!reaperInstalled) {
+      reaperInstalled = true;
+      globalThis.process.once('exit', killLeftovers);
+    }
     const child = spawn(program, args, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     return new ChildService(child, `http://127.0.0.1:${port}`, port);
   }
@@ -70,8 +88,11 @@ export class ChildService {
       .map((line) => JSON.parse(line) as LogLine);
   }
 
-  /** Resolves when /health answers; rejects if the process exits first. */
-  async ready(timeoutMs = 30_000): Promise<void> {
+  /**
+   * Resolves when /health answers; rejects if the process exits first. The default wait is long: a new
+   * embedded database takes 5 s on a quiet machine and over 30 s on a busy one.
+   */
+  async ready(timeoutMs = 90_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let exited = false;
     void this.exited.then(() => (exited = true));
