@@ -29,9 +29,6 @@ const messages = (lines: LogLine[]) => lines.map((line) => `${line.level} ${line
  * The built service as `npm start` runs it: configuration, the embedded database on disk, its lock.
  * None of this depends on the database under test, so it runs with the embedded suites only.
  */
-// Child processes boot the service, which takes seconds on a quiet machine and far more on a busy one.
-jest.setTimeout(300_000);
-
 (onServer ? describe.skip : describe)('Booting the built service', () => {
   let dataDir: string;
   const embedded = (extra: Record<string, string> = {}) => ({

@@ -46,9 +46,6 @@ const createProfile = (service: ChildService, externalId: string) =>
   });
 
 /** The embedded database's directory lock against real processes. */
-// Child processes boot the service, which takes seconds on a quiet machine and far more on a busy one.
-jest.setTimeout(300_000);
-
 (onServer ? describe.skip : describe)('The DATA_DIR lock of the built service', () => {
   let dataDir: string;
   const env = () => ({ DATABASE_URL: undefined, DATA_DIR: dataDir });

@@ -79,9 +79,6 @@ function runBash(script: string): Promise<{ code: number | null; stdout: string;
 }
 
 /** The README's tour, run top to bottom against the built service, so that it cannot drift. */
-// Child processes boot the service, which takes seconds on a quiet machine and far more on a busy one.
-jest.setTimeout(300_000);
-
 (onServer ? describe : describe.skip)('The README tour', () => {
   let fake: FakeOpenAI;
 

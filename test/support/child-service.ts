@@ -5,6 +5,10 @@ import { join } from 'node:path';
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 
+// Every test file that starts the built service gets this timeout per test and hook: a boot takes
+// seconds on a quiet machine (a new embedded database about five) and well over a minute on a busy one.
+jest.setTimeout(300_000);
+
 /** One JSON line of the service's log. */
 export interface LogLine {
   level: string;
