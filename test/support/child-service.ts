@@ -98,10 +98,14 @@ export class ChildService {
    */
   async ready(timeoutMs = 90_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    let exited = false;
-    void this.exited.then(() => (exited = true));
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    void this.exited.then((status) => (exit = status));
     while (Date.now() < deadline) {
-      if (exited) throw new Error(`service exited before it was ready:\n${this.output.join('')}`);
+      if (exit !== null) {
+        throw new Error(
+          `service exited (${JSON.stringify(exit)}) before it was ready:\n${this.output.join('')}`,
+        );
+      }
       try {
         const res = await fetch(`${this.url}/health`);
         if (res.ok) return;
