@@ -12,7 +12,7 @@ trap 'rm -f "$report"' EXIT
 echo "== type check and build =="
 npx tsc --noEmit &
 typecheck=$!
-npx nest build
+node scripts/build-if-changed.js
 wait "$typecheck"
 
 echo "== tests: unit, end-to-end on the embedded database and on PostgreSQL =="

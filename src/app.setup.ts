@@ -1,27 +1,42 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { APP_TITLE, APP_VERSION } from './app-info';
 import { jsonBodyParser } from './common/body-parsing';
 import { corsOptions } from './common/cors-options';
-import { AppConfig } from './config/app-config';
+import { AppConfig, loadConfig } from './config/app-config';
 import { APP_CONFIG } from './config/config.module';
-import { HttpLogger } from './logging/http-logger';
+import { AppLogger, PinoLoggerService } from './logging/app-logger';
+import { createRootLogger, HttpLogger } from './logging/http-logger';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
 
-/** Builds the application exactly as production runs it; main.ts and the end-to-end tests both use it. */
-export async function createApp(): Promise<NestExpressApplication> {
+/**
+ * Builds the application exactly as production runs it; main.ts and the end-to-end tests both use it.
+ * Until configureApp installs the application's logger, Nest logs through `logger` (by default one
+ * made from the configuration), so that lines written while the database is created appear as it
+ * happens. An error that stops start-up is thrown to the caller.
+ */
+export async function createApp(
+  logger: LoggerService = createStartupLogger(loadConfig(process.env)),
+): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
     bodyParser: false,
-    bufferLogs: true, // boot lines wait for the pino logger below
+    logger,
+    abortOnError: false,
   });
   configureApp(app);
   await app.init();
   return app;
+}
+
+/** The logger of the start-up, before the application's own exists: configured as that one will be. */
+export function createStartupLogger(config: AppConfig): LoggerService {
+  return new AppLogger(new PinoLoggerService(createRootLogger(config, { sync: true })));
 }
 
 /**
@@ -31,7 +46,7 @@ export async function createApp(): Promise<NestExpressApplication> {
  */
 export function configureApp(app: NestExpressApplication): void {
   const config = app.get<AppConfig>(APP_CONFIG);
-  app.useLogger(app.get(Logger));
+  app.useLogger(new AppLogger(app.get(Logger)));
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.set('trust proxy', config.trustProxy);
@@ -46,22 +61,38 @@ export function configureApp(app: NestExpressApplication): void {
   });
 }
 
+/** The API document's tags, in the order the docs show them. */
+const TAGS: [name: string, description: string][] = [
+  [
+    'proxy',
+    'OpenAI-compatible LLM API: the profile of the user (X-Service-Id) is injected, the request relayed ' +
+      'to the configured upstream, and the conversation learnt from in the background.',
+  ],
+  ['profiles', 'One profile per user of your application: get or create, list, summary, export, erase.'],
+  ['traits', 'Structured facts about a user (name, language, ...), checked against the trait schemas.'],
+  ['memories', 'Free-text memories of a user, ranked by relevance, importance and recency.'],
+  ['ingest', 'Learn traits and memories from any text, synchronously.'],
+  ['health', 'Liveness and readiness probes; never need the key.'],
+  ['operations', 'Prometheus metrics.'],
+];
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const options = new DocumentBuilder()
-    .setTitle('Profile Memory Service')
+  const builder = new DocumentBuilder()
+    .setTitle(APP_TITLE)
     .setDescription(
       'A memory layer for LLM applications: an OpenAI-compatible proxy that injects what it knows about ' +
         'the user, and a management API for profiles, traits and memories. Errors use the envelope ' +
         '`{ "error": { "message", "type", "code", "param"? } }`.',
     )
-    .setVersion('1')
-    .addBearerAuth({
+    .setVersion(APP_VERSION)
+    // A plain shared key (SERVICE_API_KEY), not a JWT: addBearerAuth would label it one.
+    .addSecurity('bearer', {
       type: 'http',
       scheme: 'bearer',
       description: 'SERVICE_API_KEY, when the service has one',
-    })
-    .build();
-  return SwaggerModule.createDocument(app, options, {
+    });
+  for (const [name, description] of TAGS) builder.addTag(name, description);
+  return SwaggerModule.createDocument(app, builder.build(), {
     operationIdFactory: (_controllerKey, methodKey) => methodKey,
   });
 }

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expectEnvelope } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -5,6 +7,7 @@ const API_KEY = 'test-key-0123456789-abcdefghij';
 
 interface Operation {
   operationId: string;
+  tags?: string[];
   'x-access'?: string;
   security?: Array<Record<string, string[]>>;
   responses: Record<string, { content?: unknown }>;
@@ -70,12 +73,30 @@ describe('API key and documentation', () => {
 
   describe('the OpenAPI document', () => {
     let doc: {
+      info: { title: string; version: string };
       paths: Record<string, Record<string, Operation>>;
-      components: { schemas: Record<string, unknown> };
+      tags: { name: string; description?: string }[];
+      components: { schemas: Record<string, unknown>; securitySchemes: Record<string, object> };
     };
 
     beforeAll(async () => {
       doc = (await t.api().get('/docs-json').expect(200)).body;
+    });
+
+    it('has the package version, a plain bearer key (not a JWT) and a description for every tag', () => {
+      const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
+        version: string;
+      };
+      expect(doc.info.version).toBe(version);
+      expect(doc.components.securitySchemes).toEqual({
+        bearer: { type: 'http', scheme: 'bearer', description: expect.stringContaining('SERVICE_API_KEY') },
+      });
+      const used = new Set(
+        Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags ?? [])),
+      );
+      const described = new Map(doc.tags.map((tag) => [tag.name, tag.description]));
+      for (const tag of used)
+        expect({ tag, description: described.get(tag) }).toEqual({ tag, description: expect.any(String) });
     });
 
     it('documents every route the server has, and nothing it does not', () => {

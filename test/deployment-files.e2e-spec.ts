@@ -31,6 +31,28 @@ function templateSkeleton(file: string): Yaml {
   return documents[0].toJS() as Yaml;
 }
 
+/** How many template blocks (if, with, range, define) are open at the first line containing `needle`. */
+function blockDepthAt(text: string, needle: string): number {
+  const before = text.slice(0, text.indexOf(needle));
+  expect(before.length).toBeLessThan(text.length);
+  const opened = before.match(/\{\{-?\s*(if|with|range|define)\b/g)?.length ?? 0;
+  const closed = before.match(/\{\{-?\s*end\s*-?\}\}/g)?.length ?? 0;
+  return opened - closed;
+}
+
+/** The body of a helper of _helpers.tpl. */
+function helper(name: string): string {
+  const text = readText(CHART, 'templates', '_helpers.tpl');
+  const start = text.indexOf(`{{- define "${name}" -}}`);
+  expect(start).toBeGreaterThanOrEqual(0);
+  let depth = 0;
+  for (const match of text.slice(start).matchAll(/\{\{-?\s*(if|with|range|define|end)\b/g)) {
+    depth += match[1] === 'end' ? -1 : 1;
+    if (depth === 0) return text.slice(start, start + match.index);
+  }
+  throw new Error(`unterminated helper ${name}`);
+}
+
 const find = (files: string[], kind: string) =>
   files.map((file) => ({ file, doc: templateSkeleton(file) })).find(({ doc }) => doc.kind === kind)!;
 
@@ -99,7 +121,7 @@ describe('Packaging files', () => {
       );
       for (const [name, ref] of Object.entries(fromSecret)) expect(ref).toMatchObject({ key: name });
       expect(fromSecret.DATABASE_URL.optional).toBeUndefined();
-      expect(fromSecret.SERVICE_API_KEY.optional).toBe(true);
+      expect(fromSecret.SERVICE_API_KEY.optional).toBeUndefined(); // pods do not start without the key
 
       const secret = find(files, 'Secret').doc;
       // every key the pods read is one the chart's Secret can hold (each but DATABASE_URL only when set)
@@ -107,6 +129,36 @@ describe('Packaging files', () => {
       const configMap = find(files, 'ConfigMap').doc;
       expect(configMap.data).toMatchObject({ HOST: '0.0.0.0', PORT: PLACEHOLDER });
       for (const secretName of Object.keys(fromSecret)) expect(values.config).not.toHaveProperty(secretName);
+    });
+
+    it('refuses to deploy without a service key', () => {
+      // The chart's Secret always holds SERVICE_API_KEY (outside any condition but "no existing
+      // Secret"), through a helper that fails rendering when the value is empty.
+      const secretTemplate = readText(CHART, 'templates', 'secret.yaml');
+      expect(secretTemplate).toContain('SERVICE_API_KEY: {{ include "pms.serviceApiKey" . | quote }}');
+      expect(blockDepthAt(secretTemplate, 'SERVICE_API_KEY:')).toBe(1);
+      expect(secretTemplate.split('\n')[0]).toBe('{{- if not .Values.secrets.existingSecret }}');
+      expect(helper('pms.serviceApiKey')).toMatch(
+        /\{\{- required "secrets\.serviceApiKey is required: [^"]*secrets\.existingSecret[^"]*" \.Values\.secrets\.serviceApiKey \}\}/,
+      );
+      expect(values.secrets.serviceApiKey).toBe(''); // no default key: the operator must choose one
+
+      // An existing Secret must have the key: checked when it can be read, and the pods need it.
+      const deployment = readText(CHART, 'templates', 'deployment.yaml');
+      expect(deployment.split('\n')[0]).toBe('{{- include "pms.checkExistingSecret" . }}');
+      const check = helper('pms.checkExistingSecret');
+      expect(check).toContain('lookup "v1" "Secret" $.Release.Namespace .');
+      expect(check).toMatch(
+        /if and \$secret \(not \(hasKey \(\$secret\.data \| default dict\) "SERVICE_API_KEY"\)\)/,
+      );
+      expect(check).toContain('{{- fail (printf "secrets.existingSecret %s has no SERVICE_API_KEY key');
+
+      // Prometheus scrapes with the key, which is never optional
+      const monitor = find(files, 'ServiceMonitor').doc;
+      expect(monitor.spec.endpoints[0].authorization.credentials).toEqual({
+        name: PLACEHOLDER,
+        key: 'SERVICE_API_KEY',
+      });
     });
 
     it('runs as a non-root user on a read-only file system with no privileges', () => {
@@ -171,7 +223,8 @@ describe('Packaging files', () => {
       expect(url.hostname).toBe('postgres');
       expect(url.pathname).toBe(`/${postgres.environment.POSTGRES_DB}`);
       expect(app.ports).toEqual(['3000:3000']);
-      expect(app.environment.SERVICE_API_KEY).toMatch(/^\$\{SERVICE_API_KEY:\?/); // no default key
+      // no default key: `docker compose up` stops with this message when SERVICE_API_KEY is not set
+      expect(app.environment.SERVICE_API_KEY).toMatch(/^\$\{SERVICE_API_KEY:\?[^}]*read every profile\}$/);
       expect(Number.parseInt(app.stop_grace_period, 10) * 1000).toBeGreaterThan(
         Number(app.environment.SHUTDOWN_GRACE_MS),
       );

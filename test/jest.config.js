@@ -5,6 +5,8 @@
 const root = require('node:path').resolve(__dirname, '..');
 const typescript = {
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // the build (dist/, with its copy of package.json) is run by the boot tests, never imported
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
   transform: require('./setup/swc-transform'),
 };
 

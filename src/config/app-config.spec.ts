@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       ingestRateLimitPerMinute: 60,
       upstream: { provider: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: null, timeoutMs: 60_000 },
       llm: { baseUrl: 'https://api.openai.com/v1', apiKey: null, model: 'gpt-4o-mini' },
+      migrationLockTimeoutMs: 300_000,
     });
     expect(config.dataDir).toMatch(/\/data$/);
   });
@@ -137,6 +138,7 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'loopback, not-an-address'],
     ['REDIS_URL', 'http://cache:6379'],
     ['SHUTDOWN_GRACE_MS', '-5'],
+    ['MIGRATION_LOCK_TIMEOUT_MS', '0'],
   ])('rejects %s=%s with an error naming the variable', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(

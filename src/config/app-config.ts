@@ -16,6 +16,8 @@ export interface AppConfig {
   databasePoolSize: number;
   /** How long a query waits for a pooled connection before the request fails with 503. */
   databaseAcquireTimeoutMs: number;
+  /** Longest wait at boot for another process's migrations (the migration lock). */
+  migrationLockTimeoutMs: number;
   serviceApiKey: string | null;
   bodyLimitBytes: number;
   upstream: {
@@ -88,6 +90,12 @@ export interface ExtractionSettings {
   decayIntervalMs: number;
 }
 
+/** The extractor in use: `auto` means the LLM when an LLM key is configured, else the heuristic rules. */
+export function effectiveExtractor(config: Pick<AppConfig, 'extractor' | 'llm'>): 'llm' | 'heuristic' {
+  if (config.extractor !== 'auto') return config.extractor;
+  return config.llm.apiKey !== null ? 'llm' : 'heuristic';
+}
+
 export class ConfigError extends Error {
   constructor(
     readonly variable: string,
@@ -150,6 +158,7 @@ function readConfig(env: Env): AppConfig {
     dataDir: read.dataDir('DATA_DIR', './data'),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 200),
     databaseAcquireTimeoutMs: read.integer('DATABASE_ACQUIRE_TIMEOUT_MS', 5_000, 100, 600_000),
+    migrationLockTimeoutMs: read.integer('MIGRATION_LOCK_TIMEOUT_MS', 300_000, 1_000, 3_600_000),
     serviceApiKey: read.optionalString('SERVICE_API_KEY'),
     bodyLimitBytes: read.byteSize('BODY_LIMIT', '10mb'),
     upstream: {

@@ -41,7 +41,7 @@ export function buildDataSourceOptions(
     type: 'postgres' as const,
     entities: ENTITIES,
     migrations: MIGRATIONS,
-    migrationsRun: true,
+    migrationsRun: false, // migrate() runs them, under a lock
     migrationsTransactionMode: 'each' as const,
     synchronize: false,
     installExtensions: false,

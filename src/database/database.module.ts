@@ -4,6 +4,8 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { buildDataSourceOptions } from './data-source-options';
 import { EmbeddedDatabase } from './embedded-database';
+import { MigrationError } from './migrate';
+import { DatabaseOptions, openMigratedDataSource } from './open-data-source';
 
 export const EMBEDDED_DATABASE = Symbol('EMBEDDED_DATABASE');
 
@@ -33,15 +35,19 @@ export class EmbeddedDatabaseModule implements OnApplicationShutdown {
     EmbeddedDatabaseModule,
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG, EMBEDDED_DATABASE],
-      useFactory: (config: AppConfig, embedded: EmbeddedDatabase | null) => ({
+      useFactory: (config: AppConfig, embedded: EmbeddedDatabase | null): DatabaseOptions => ({
         ...buildDataSourceOptions(
           embedded ? { embedded } : { databaseUrl: config.databaseUrl!, poolSize: config.databasePoolSize },
           config.databaseAcquireTimeoutMs,
         ),
-        // Fail a boot against an unreachable server in seconds, not the default half minute.
+        migrationLockTimeoutMs: config.migrationLockTimeoutMs,
+        // Fail a boot against an unreachable server in seconds, not the default half minute; a failed
+        // migration is not a connection problem and is not retried.
         retryAttempts: 2,
         retryDelay: 1000,
+        toRetry: (error: unknown) => !(error instanceof MigrationError),
       }),
+      dataSourceFactory: openMigratedDataSource,
     }),
   ],
 })

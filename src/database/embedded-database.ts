@@ -1,8 +1,11 @@
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { Logger } from '@nestjs/common';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { elapsedSeconds } from '../common/display';
+import { DataDirLock } from './data-dir-lock';
 
 export const IN_MEMORY_DATA_DIR = 'memory://';
 
@@ -22,41 +25,41 @@ export function startInMemoryDatabasesFrom(dump: Blob | undefined): void {
  */
 const EXTENSIONS = { btree_gin, vector };
 
-/** Thrown when another live process holds the embedded database's directory. */
-export class DataDirLockedError extends Error {
-  constructor(dataDir: string, pid: number) {
-    super(
-      `DATA_DIR ${dataDir} is in use by process ${pid}; two processes on one directory would lose writes.`,
-    );
-    this.name = 'DataDirLockedError';
-  }
-}
-
 /**
  * The embedded PostgreSQL (PGlite) in DATA_DIR. PGlite is single-session and has no protection against a
- * second process opening the same files, so the directory is locked with a pid file for the lifetime of
+ * second process opening the same files, so the directory is locked (DataDirLock) for the lifetime of
  * the instance.
  */
 export class EmbeddedDatabase {
   private constructor(
     readonly pglite: PGlite,
-    private readonly lockPath: string | null,
+    private readonly lock: DataDirLock | null,
   ) {}
 
+  /**
+   * Opens (or creates) the database. Creating one takes seconds during which PGlite blocks the event
+   * loop, so it is announced before it starts and timed when it ends.
+   */
   static async open(dataDir: string): Promise<EmbeddedDatabase> {
     if (dataDir === IN_MEMORY_DATA_DIR) {
       const pglite = await PGlite.create({ extensions: EXTENSIONS, loadDataDir: inMemoryTemplate });
       return new EmbeddedDatabase(pglite, null);
     }
     mkdirSync(dataDir, { recursive: true });
-    const lockPath = acquireLock(dataDir);
+    const lock = DataDirLock.acquire(dataDir);
     try {
-      return new EmbeddedDatabase(
-        await PGlite.create({ dataDir: join(dataDir, 'pgdata'), extensions: EXTENSIONS }),
-        lockPath,
-      );
+      const pgdata = join(dataDir, 'pgdata');
+      const logger = new Logger('Database');
+      const created = !existsSync(join(pgdata, 'PG_VERSION'));
+      const started = Date.now();
+      if (created) {
+        logger.log('creating a new embedded database (first start only: a few seconds)');
+      }
+      const pglite = await PGlite.create({ dataDir: pgdata, extensions: EXTENSIONS });
+      if (created) logger.log(`embedded database created in ${elapsedSeconds(started)}`);
+      return new EmbeddedDatabase(pglite, lock);
     } catch (error) {
-      rmSync(lockPath, { force: true });
+      lock.release();
       throw error;
     }
   }
@@ -66,40 +69,12 @@ export class EmbeddedDatabase {
     if (dataDir === IN_MEMORY_DATA_DIR)
       return new EmbeddedDatabase(new PGlite({ extensions: EXTENSIONS }), null);
     mkdirSync(dataDir, { recursive: true });
-    const lockPath = acquireLock(dataDir);
-    return new EmbeddedDatabase(new PGlite(join(dataDir, 'pgdata'), { extensions: EXTENSIONS }), lockPath);
+    const lock = DataDirLock.acquire(dataDir);
+    return new EmbeddedDatabase(new PGlite(join(dataDir, 'pgdata'), { extensions: EXTENSIONS }), lock);
   }
 
   async close(): Promise<void> {
     if (!this.pglite.closed) await this.pglite.close();
-    if (this.lockPath) rmSync(this.lockPath, { force: true });
-  }
-}
-
-function acquireLock(dataDir: string): string {
-  const lockPath = join(dataDir, 'service.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(lockPath, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return lockPath;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(lockPath, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && isAlive(holder))
-        throw new DataDirLockedError(dataDir, holder);
-      rmSync(lockPath, { force: true }); // left behind by a process that died
-    }
-  }
-  throw new Error(`Could not lock DATA_DIR ${dataDir}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    this.lock?.release();
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { AppConfig, effectiveExtractor } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { MemoriesService } from '../memories/memories.service';
 import { MemoryEntity } from '../memories/memory.entity';
@@ -47,8 +47,7 @@ export class ExtractionService {
   ) {}
 
   get mode(): 'llm' | 'heuristic' {
-    if (this.config.extractor !== 'auto') return this.config.extractor;
-    return this.config.llm.apiKey !== null ? 'llm' : 'heuristic';
+    return effectiveExtractor(this.config);
   }
 
   /** Extracts from one text; throws ExtractionFailedError when the LLM fails after its retries. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import pino, { Logger, LoggerOptions } from 'pino';
+import pino, { DestinationStream, Logger, LoggerOptions } from 'pino';
 import { HttpLogger as PinoHttpMiddleware, pinoHttp } from 'pino-http';
 import { AppConfig } from '../config/app-config';
 import { routePattern } from '../common/route-pattern';
@@ -22,7 +22,7 @@ export class HttpLogger {
   readonly middleware: PinoHttpMiddleware<IncomingMessage, ServerResponse, never>;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.root = pino(rootLoggerOptions(config));
+    this.root = createRootLogger(config);
     this.middleware = pinoHttp({
       logger: this.root,
       genReqId: assignRequestId,
@@ -41,7 +41,15 @@ export class HttpLogger {
   }
 }
 
-function rootLoggerOptions(config: AppConfig): LoggerOptions {
+/**
+ * A pino logger as configured (LOG_LEVEL, LOG_PRETTY). The application's logger and the start-up logger
+ * (createApp) are both made here; the start-up one writes synchronously, so that its lines come out
+ * while the event loop is blocked (PGlite creating a database) and before the application logger's.
+ * Lines are JSON on stdout; with LOG_PRETTY, one readable line each, printed in this thread
+ * (pino-pretty as a synchronous stream, not a worker transport, whose last lines before an exit are
+ * lost).
+ */
+export function createRootLogger(config: AppConfig, { sync = false } = {}): Logger {
   const options: LoggerOptions = {
     name: SERVICE_NAME,
     level: config.logLevel,
@@ -49,25 +57,29 @@ function rootLoggerOptions(config: AppConfig): LoggerOptions {
     formatters: { level: (label) => ({ level: label }) },
     redact: { paths: REDACTED_PATHS, censor: REDACTED },
   };
-  if (config.logPretty && prettyPrinterInstalled()) {
-    // pino-pretty is a dev dependency; formatters.level is not allowed together with a transport.
-    return {
-      ...options,
-      formatters: undefined,
-      transport: { target: 'pino-pretty', options: { singleLine: true } },
-    };
-  }
-  return options;
+  const pretty = config.logPretty ? prettyPrinter() : null;
+  // pino-pretty reads numeric levels
+  if (pretty) return pino({ ...options, formatters: undefined }, pretty);
+  return pino(options, pino.destination({ dest: 1, sync }));
 }
 
-function prettyPrinterInstalled(): boolean {
+/** pino-pretty, a dev dependency: null (and a note) when it is not installed. */
+function prettyPrinter(): DestinationStream | null {
+  let build: (options: object) => DestinationStream;
   try {
-    require.resolve('pino-pretty');
-    return true;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- optional: absent in production images
+    build = require('pino-pretty') as typeof build;
   } catch {
     process.stderr.write('LOG_PRETTY is set but pino-pretty is not installed; logging JSON\n');
-    return false;
+    return null;
   }
+  return build({
+    sync: true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,name,context',
+    messageFormat: '{if context}{context}: {end}{msg}',
+  });
 }
 
 /**

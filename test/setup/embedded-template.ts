@@ -1,9 +1,11 @@
+import { Logger } from '@nestjs/common';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { EmbeddedDatabase, IN_MEMORY_DATA_DIR } from '../../src/database/embedded-database';
+import { migrate } from '../../src/database/migrate';
 
 /** Names the file that holds this run's dump of a migrated embedded database. */
 export const TEMPLATE_ENV = 'PMS_TEST_PGLITE_TEMPLATE';
@@ -13,9 +15,11 @@ export const TEMPLATE_ENV = 'PMS_TEST_PGLITE_TEMPLATE';
  * app loads the dump (about a second) instead of creating and migrating a database (about four).
  */
 export default async function createEmbeddedTemplate(): Promise<void> {
+  Logger.overrideLogger(false); // the migration lines would land between Jest's
   const embedded = await EmbeddedDatabase.open(IN_MEMORY_DATA_DIR);
   const dataSource = new DataSource(buildDataSourceOptions({ embedded }));
-  await dataSource.initialize(); // runs the migrations
+  await dataSource.initialize();
+  await migrate(dataSource, 60_000);
   await dataSource.destroy();
   const dump = await embedded.pglite.dumpDataDir('none');
   await embedded.close();

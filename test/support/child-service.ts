@@ -5,21 +5,62 @@ import { join } from 'node:path';
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 
+// Every test file that starts the built service gets this timeout per test and hook: a boot takes
+// seconds on a quiet machine (a new embedded database about five) and well over a minute on a busy one.
+jest.setTimeout(300_000);
+
+/** One JSON line of the service's log. */
+export interface LogLine {
+  level: string;
+  msg: string;
+  context?: string;
+  [field: string]: unknown;
+}
+
+/** Children still running; killed when the test process exits, so a failed test leaves none behind. */
+const running = new Set<ChildProcess>();
+let reaperInstalled = false;
+
+function killLeftovers(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
 /** The built service (`npm run build`) as a real child process. */
 export class ChildService {
+  /** stdout and stderr, in the order they arrived. */
   readonly output: string[] = [];
+  readonly stdout: string[] = [];
+  readonly stderr: string[] = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   private constructor(
     readonly process: ChildProcess,
     readonly url: string,
+    readonly port: number,
   ) {
-    process.stdout?.on('data', (chunk: Buffer) => this.output.push(chunk.toString()));
-    process.stderr?.on('data', (chunk: Buffer) => this.output.push(chunk.toString()));
-    this.exited = new Promise((resolve) => process.once('exit', (code, signal) => resolve({ code, signal })));
+    const collect = (into: string[]) => (chunk: Buffer) => {
+      into.push(chunk.toString());
+      this.output.push(chunk.toString());
+    };
+    process.stdout?.on('data', collect(this.stdout));
+    process.stderr?.on('data', collect(this.stderr));
+    running.add(process);
+    this.exited = new Promise((resolve) =>
+      process.once('exit', (code, signal) => {
+        running.delete(process);
+        resolve({ code, signal });
+      }),
+    );
   }
 
-  static async start(env: Record<string, string | undefined>): Promise<ChildService> {
+  /**
+   * Starts `node dist/src/main.js` on a free port, listening on 127.0.0.1 unless `env` sets HOST.
+   * `command` runs it through another program (e.g. `['unshare', '--pid', '--fork']`).
+   */
+  static async start(
+    env: Record<string, string | undefined>,
+    { command = [] as string[] } = {},
+  ): Promise<ChildService> {
     if (!existsSync(MAIN_JS))
       throw new Error(`${MAIN_JS} is missing: run "npm run build" before the end-to-end tests`);
     const port = await freePort();
@@ -27,23 +68,44 @@ export class ChildService {
     for (const [key, value] of Object.entries({
       ...process.env,
       LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
       ...env,
       PORT: String(port),
-      HOST: '127.0.0.1',
     })) {
       if (value !== undefined && key !== 'NODE_OPTIONS') childEnv[key] = value;
     }
-    const child = spawn(process.execPath, [MAIN_JS], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    return new ChildService(child, `http://127.0.0.1:${port}`);
+    const [program, ...args] = [...command, process.execPath, MAIN_JS];
+    if (!reaperInstalled) {
+      reaperInstalled = true;
+      globalThis.process.once('exit', killLeftovers);
+    }
+    const child = spawn(program, args, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    return new ChildService(child, `http://127.0.0.1:${port}`, port);
   }
 
-  /** Resolves when /health answers; rejects if the process exits first. */
-  async ready(timeoutMs = 30_000): Promise<void> {
+  /** The JSON lines written to stdout so far. */
+  logLines(): LogLine[] {
+    return this.stdout
+      .join('')
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as LogLine);
+  }
+
+  /**
+   * Resolves when /health answers; rejects if the process exits first. The default wait is long: a new
+   * embedded database takes 5 s on a quiet machine and over 30 s on a busy one.
+   */
+  async ready(timeoutMs = 90_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    let exited = false;
-    void this.exited.then(() => (exited = true));
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    void this.exited.then((status) => (exit = status));
     while (Date.now() < deadline) {
-      if (exited) throw new Error(`service exited before it was ready:\n${this.output.join('')}`);
+      if (exit !== null) {
+        throw new Error(
+          `service exited (${JSON.stringify(exit)}) before it was ready:\n${this.output.join('')}`,
+        );
+      }
       try {
         const res = await fetch(`${this.url}/health`);
         if (res.ok) return;

@@ -34,3 +34,25 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "pms.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
 {{- end }}
+
+{{/*
+The service key the chart's Secret holds. Without one every profile, with all its messages, is readable
+by anyone who reaches the Service, and chat is billed to the upstream key: the chart refuses to render.
+*/}}
+{{- define "pms.serviceApiKey" -}}
+{{- required "secrets.serviceApiKey is required: without it anyone who reaches the service can read every profile. Set it (e.g. --set secrets.serviceApiKey=$(openssl rand -hex 32)) or name a secrets.existingSecret that has a SERVICE_API_KEY key." .Values.secrets.serviceApiKey }}
+{{- end }}
+
+{{/*
+With secrets.existingSecret, that Secret must have SERVICE_API_KEY. Checked at install and upgrade when
+the Secret can be read (lookup returns nothing under `helm template`); the pods also refuse to start
+without the key, since the Deployment does not mark it optional.
+*/}}
+{{- define "pms.checkExistingSecret" -}}
+{{- with .Values.secrets.existingSecret }}
+{{- $secret := lookup "v1" "Secret" $.Release.Namespace . }}
+{{- if and $secret (not (hasKey ($secret.data | default dict) "SERVICE_API_KEY")) }}
+{{- fail (printf "secrets.existingSecret %s has no SERVICE_API_KEY key: without it anyone who reaches the service can read every profile." .) }}
+{{- end }}
+{{- end }}
+{{- end }}

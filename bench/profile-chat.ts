@@ -1,0 +1,137 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBenchUpstream } from './fake-upstream';
+import { runLoad } from './load';
+import { ServiceProcess } from './service-process';
+
+/**
+ * `node dist/bench/profile-chat.js`: the service under chat load with --cpu-prof, and where its time
+ * went, by function and by package (self time). DATABASE_URL picks the server, else the embedded
+ * database; PROFILE_REQUESTS (default 6000) the load.
+ */
+async function main(): Promise<void> {
+  const upstream = await startBenchUpstream();
+  const dir = mkdtempSync(join(tmpdir(), 'pms-prof-'));
+  const service = await ServiceProcess.start(
+    {
+      UPSTREAM_BASE_URL: upstream.url,
+      UPSTREAM_API_KEY: 'bench',
+      EXTRACTOR: 'heuristic',
+      RATE_LIMIT_PER_MINUTE: '0',
+      DATA_DIR: process.env.DATABASE_URL ? undefined : mkdtempSync(join(tmpdir(), 'pms-prof-data-')),
+    },
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+  );
+  const call = (path: string, body: unknown, method = 'POST') =>
+    fetch(`${service.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  for (let u = 0; u < 20; u++) {
+    await call('/api/profiles', { externalId: `p-${u}` });
+    for (let k = 0; k < 10; k++) await call(`/api/profiles/p-${u}/traits/t_${k}`, { value: `v${k}` }, 'PUT');
+    for (let m = 0; m < 50; m++)
+      await call(`/api/profiles/p-${u}/memories`, { content: `memory ${m} about food ${u}`, type: 'fact' });
+  }
+  const skipExtraction = process.env.PROFILE_LEARN !== '1';
+  // PROFILE_STRACE=<file>: the system calls of the load, counted by strace.
+  const strace = process.env.PROFILE_STRACE
+    ? spawn('strace', ['-c', '-f', '-o', process.env.PROFILE_STRACE, '-p', String(service.pid)], {
+        stdio: 'ignore',
+      })
+    : null;
+  if (strace) await new Promise((resolve) => setTimeout(resolve, 1000));
+  const result = await runLoad(service.url, 'chat', {
+    requests: Number(process.env.PROFILE_REQUESTS ?? '6000'),
+    concurrency: 32,
+    next: (i) => ({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { 'x-service-id': `p-${i % 20}` },
+      body: {
+        model: 'm',
+        ...(skipExtraction ? { service: { skipExtraction: true } } : {}),
+        messages: [{ role: 'user', content: `What should I eat tonight? (${i})` }],
+      },
+    }),
+  });
+  console.log(JSON.stringify(result));
+  if (strace) {
+    strace.kill('SIGINT');
+    await new Promise((resolve) => strace.once('exit', resolve));
+  }
+  await service.stop();
+  await upstream.close();
+  const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))!;
+  summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile);
+}
+
+interface CpuProfile {
+  nodes: Array<{
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    children?: number[];
+  }>;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function summarise(profile: CpuProfile): void {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const byFunction = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  for (const [id, time] of self) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    const where = url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/dist\//, 'dist/');
+    const key = `${functionName || '(anonymous)'} ${where}:${lineNumber}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + time);
+    const pkg = url.includes('node_modules/')
+      ? url
+          .split('node_modules/')[1]
+          .split('/')
+          .slice(0, url.split('node_modules/')[1].startsWith('@') ? 2 : 1)
+          .join('/')
+      : url.includes('/dist/')
+        ? 'service'
+        : url === ''
+          ? `(${functionName})`
+          : url.startsWith('node:')
+            ? url
+            : 'node internals';
+    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + time);
+  }
+  const top = (map: Map<string, number>, n: number) =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`);
+  console.log('\nself time by package\n' + top(byPackage, 25).join('\n'));
+  console.log('\nself time by function\n' + top(byFunction, 40).join('\n'));
+
+  // Inclusive time: a function's own samples and those of everything it called (counted once per stack).
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const inclusive = new Map<string, number>();
+  for (const [id, time] of self) {
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const { functionName, url } = byId.get(at)!.callFrame;
+      const key = `${functionName || '(anonymous)'} ${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/dist\//, 'dist/')}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + time);
+    }
+  }
+  console.log('\ninclusive time by function\n' + top(inclusive, 60).join('\n'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
