@@ -65,13 +65,15 @@ export function configureApp(app: NestExpressApplication): void {
 const TAGS: [name: string, description: string][] = [
   [
     'proxy',
-    'OpenAI-compatible LLM API: the profile of the user (X-Service-Id) is injected, the request relayed ' +
-      'to the configured upstream, and the conversation learnt from in the background.',
+    'The LLM APIs clients speak (OpenAI chat completions and Responses, Anthropic Messages, embeddings): ' +
+      'the profile of the user (X-Service-Id) is injected, the request relayed to the configured upstream, ' +
+      'and the conversation learnt from in the background.',
   ],
   ['profiles', 'One profile per user of your application: get or create, list, summary, export, erase.'],
   ['traits', 'Structured facts about a user (name, language, ...), checked against the trait schemas.'],
   ['memories', 'Free-text memories of a user, ranked by relevance, importance and recency.'],
   ['ingest', 'Learn traits and memories from any text, synchronously.'],
+  ['extraction', 'Background learning of a profile: what is pending, failed and given up; try again.'],
   ['health', 'Liveness and readiness probes; never need the key.'],
   ['operations', 'Prometheus metrics.'],
 ];
