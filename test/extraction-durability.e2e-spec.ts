@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
-import { ChildService } from './support/child-service';
+import { ChildService, emptyServerDatabase } from './support/child-service';
 import { FakeOpenAI, LooseJson, startFakeOpenAI } from './support/fake-openai-upstream';
 import {
   analysedText,
@@ -27,12 +26,7 @@ describe('durable background extraction across a crash', () => {
     upstream = await startFakeOpenAI();
     llm = await startFakeOpenAI();
     dataDir = mkdtempSync(join(tmpdir(), 'pms-durability-'));
-    if (process.env.DATABASE_URL) {
-      const client = new Client({ connectionString: process.env.DATABASE_URL });
-      await client.connect();
-      await client.query('TRUNCATE profiles, traits, memories, messages').catch(() => undefined);
-      await client.end();
-    }
+    await emptyServerDatabase();
   });
 
   afterAll(async () => {
@@ -51,6 +45,8 @@ describe('durable background extraction across a crash', () => {
       UPSTREAM_BASE_URL: upstream.url,
       UPSTREAM_API_KEY: 'sk-upstream',
       EXTRACTION_SWEEP_INTERVAL_MS: '0',
+      // on the server the killed process's claim must run out before the batch is taken over
+      EXTRACTION_LEASE_MS: '2000',
       LOG_LEVEL: 'error',
     });
     await service.ready();
@@ -97,7 +93,7 @@ describe('durable background extraction across a crash', () => {
         [{ content: 'The user has two children.', type: 'fact', importance: 0.8 }],
       ),
     );
-    await start(); // the boot sweep finds the turn still pending
+    await start(); // the turn is still pending: taken over at boot (embedded) or when its claim runs out
     const profile = await eventually(
       () => api('/api/profiles/durable-user'),
       (res) => res.body.profile?.traits?.length === 1,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ChildService } from './support/child-service';
+import { ChildService, emptyServerDatabase } from './support/child-service';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 
 const SERVICE_KEY = `svc-${randomUUID()}`;
@@ -55,6 +55,7 @@ describe('Logs of the built service', () => {
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
+    await emptyServerDatabase();
     service = await ChildService.start({
       LOG_LEVEL: 'trace',
       SERVICE_API_KEY: SERVICE_KEY,

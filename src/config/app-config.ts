@@ -86,6 +86,11 @@ export interface ExtractionSettings {
   maxAttempts: number;
   /** Pause before a failed batch is tried again; it doubles with every failure, up to an hour. */
   backoffMs: number;
+  /**
+   * How long a claimed batch stays claimed without news from its process: the process renews the claim
+   * every third of it while it works, so a killed process's batch is taken over this long after.
+   */
+  leaseMs: number;
   /** Pause between two runs of the memory decay job. */
   decayIntervalMs: number;
 }
@@ -200,6 +205,7 @@ function readConfig(env: Env): AppConfig {
       concurrency: read.integer('EXTRACTION_CONCURRENCY', 2, 1, 64),
       maxAttempts: read.integer('EXTRACTION_MAX_ATTEMPTS', 5, 1, 100),
       backoffMs: read.integer('EXTRACTION_BACKOFF_MS', 30_000, 0, 3_600_000),
+      leaseMs: read.integer('EXTRACTION_LEASE_MS', 30_000, 1_000, 3_600_000),
       decayIntervalMs: read.integer('MEMORY_DECAY_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
     },
     traitSchemasFile: read.optionalString('TRAIT_SCHEMAS_FILE'),

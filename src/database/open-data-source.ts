@@ -17,7 +17,11 @@ export class DatabaseUnreachableError extends Error {
   }
 }
 
-/** Connects, then applies pending migrations under the migration lock (see migrate.ts). */
+/**
+ * Connects, then applies pending migrations under the migration lock (see migrate.ts). On the embedded
+ * database, claims and leases left by an earlier process are released: the DATA_DIR lock lets one
+ * process at a time open it, so every claim found at boot is a dead process's.
+ */
 export async function openMigratedDataSource(options?: DataSourceOptions): Promise<DataSource> {
   const dataSource = new DataSource(options!);
   try {
@@ -27,9 +31,18 @@ export async function openMigratedDataSource(options?: DataSourceOptions): Promi
   }
   try {
     await migrate(dataSource, (options as unknown as DatabaseOptions).migrationLockTimeoutMs);
+    if (!('url' in options! && options.url)) await releaseClaimsOfEarlierProcesses(dataSource);
   } catch (error) {
     await dataSource.destroy();
     throw error;
   }
   return dataSource;
+}
+
+async function releaseClaimsOfEarlierProcesses(dataSource: DataSource): Promise<void> {
+  await dataSource.query(
+    `UPDATE messages SET claimed_until = NULL, claim_token = NULL WHERE claimed_until IS NOT NULL`,
+  );
+  await dataSource.query(`UPDATE memory_embeddings SET claimed_until = NULL WHERE claimed_until IS NOT NULL`);
+  await dataSource.query(`DELETE FROM job_leases`);
 }

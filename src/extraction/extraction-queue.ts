@@ -135,6 +135,24 @@ export class ExtractionQueue {
     );
   }
 
+  /** Extends the claim while its process still works on it. False when it is no longer ours. */
+  async renew(batch: ClaimedBatch, leaseMs: number): Promise<boolean> {
+    const [, renewed]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE messages SET claimed_until = now() + make_interval(secs => $3::float8 / 1000)
+       WHERE id = ANY($1::uuid[]) AND claim_token = $2 AND extracted_at IS NULL`,
+      [batch.messageIds, batch.token, leaseMs],
+    );
+    return renewed > 0;
+  }
+
+  /** When the first claim of another (possibly dead) process runs out; null when nothing is claimed. */
+  async nextClaimExpiry(): Promise<Date | null> {
+    const [row]: Array<{ next: Date | string | null }> = await this.dataSource.query(
+      `SELECT min(claimed_until) AS next FROM messages WHERE extracted_at IS NULL AND claimed_until >= now()`,
+    );
+    return row?.next == null ? null : new Date(row.next);
+  }
+
   /** Gives a claimed batch back untouched (shutdown): the next process takes it at once. */
   async release(batch: ClaimedBatch): Promise<void> {
     await this.dataSource.query(

@@ -25,10 +25,8 @@ import { SummaryService } from './summary.service';
 const SWEEP_PAGE = 100;
 /** Bound on the batches of one profile in one run, so that no run can loop for ever. */
 const MAX_BATCHES_PER_RUN = 200;
-/** The longest pause of the LLM extractor between two tries of a call. */
-const MAX_LLM_RETRY_PAUSE_MS = 30_000;
-/** Time a claimed batch keeps beyond its LLM calls (reading, applying). */
-const LEASE_MARGIN_MS = 60_000;
+/** Slack after a claim runs out before the sweep that takes the batch over looks again. */
+const TAKEOVER_SLACK_MS = 100;
 
 type BatchOutcome = 'changed' | 'unchanged' | 'failed' | 'stopped';
 
@@ -47,8 +45,9 @@ const METRIC_OUTCOME: Record<BatchOutcome, ExtractionOutcome> = {
  * extracted (ExtractionQueue). At most EXTRACTION_CONCURRENCY profiles at once. A run claims the
  * profile's pending messages batch by batch: claim (one short transaction), extract (no connection
  * held during the LLM call), then in one short transaction mark the batch extracted, if the claim is
- * still ours, and store the result; so a batch is never applied twice, and a killed process's batch is
- * taken over when its lease runs out. A failure is counted on the batch, which then waits
+ * still ours, and store the result; so a batch is never applied twice. The claim is renewed every third
+ * of EXTRACTION_LEASE_MS while the run works, so a killed process's batch is taken over soon after its
+ * claim runs out: a sweep that finds work claimed by another process looks again when that claim ends. A failure is counted on the batch, which then waits
  * (EXTRACTION_BACKOFF_MS, doubling) before a sweep tries it again, up to EXTRACTION_MAX_ATTEMPTS.
  * Sweeps run at boot and every EXTRACTION_SWEEP_INTERVAL_MS.
  */
@@ -61,8 +60,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
   private readonly stopping = new AbortController();
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | null = null;
-  /** How long a claimed batch stays ours: long enough for every try of the LLM call. */
-  private readonly leaseMs: number;
+  private takeoverTimer: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -75,8 +73,6 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
     private readonly metrics: MetricsService,
   ) {
     this.limiter = new ConcurrencyLimiter(config.extraction.concurrency);
-    const { llmAttempts, llmTimeoutMs } = config.extraction;
-    this.leaseMs = llmAttempts * (llmTimeoutMs + MAX_LLM_RETRY_PAUSE_MS) + LEASE_MARGIN_MS;
   }
 
   onApplicationBootstrap(): void {
@@ -93,6 +89,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
 
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.sweepTimer);
+    clearTimeout(this.takeoverTimer);
     this.stopping.abort();
     await this.drain();
   }
@@ -132,10 +129,29 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
     const seen: string[] = [];
     while (!this.stopping.signal.aborted) {
       const profiles = await this.queue.profilesWithWork(SWEEP_PAGE, seen);
-      if (profiles.length === 0) return;
+      if (profiles.length === 0) break;
       seen.push(...profiles);
       await Promise.all(profiles.map((profileId) => this.schedule(profileId)));
     }
+    await this.sweepAgainWhenClaimsRunOut();
+  }
+
+  /**
+   * Work claimed by another process is left to it; if that process died, its claim runs out and a
+   * sweep then takes the work over, also when periodic sweeps are off.
+   */
+  private async sweepAgainWhenClaimsRunOut(): Promise<void> {
+    if (this.stopping.signal.aborted || this.takeoverTimer) return;
+    const next = await this.queue.nextClaimExpiry();
+    if (next === null) return;
+    this.takeoverTimer = setTimeout(
+      () => {
+        this.takeoverTimer = undefined;
+        this.background.run('extraction sweep', () => this.sweep());
+      },
+      Math.max(0, next.getTime() - Date.now()) + TAKEOVER_SLACK_MS,
+    );
+    this.takeoverTimer.unref();
   }
 
   private async runProfile(profileId: string): Promise<void> {
@@ -153,7 +169,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
     let changed = false;
     for (let round = 0; round < MAX_BATCHES_PER_RUN && !this.stopping.signal.aborted; round++) {
       // Null also when another process is extracting this profile: it takes these messages too.
-      const batch = await this.queue.claimNextBatch(profileId, this.leaseMs);
+      const batch = await this.queue.claimNextBatch(profileId, this.config.extraction.leaseMs);
       if (batch === null) break;
       const started = performance.now();
       const outcome = await this.extractBatch(batch);
@@ -169,6 +185,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
   private async extractBatch(batch: ClaimedBatch): Promise<BatchOutcome> {
     const schemas = applyRequestSchemas(this.schemas.all(), batch.traitOverrides);
     const sourceIds = batch.userMessages.map((message) => message.id);
+    const stopRenewing = this.keepClaimed(batch);
     try {
       const result = await this.extraction.extractConversation(
         batch.userMessages.map((message) => message.content),
@@ -194,6 +211,22 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
         `extraction of ${batch.messageIds.length} message(s) of profile ${batch.profileId} failed: ${errorMessage(error)}`,
       );
       return 'failed';
+    } finally {
+      stopRenewing();
     }
+  }
+
+  /** Renews the batch's claim every third of the lease until the returned function is called. */
+  private keepClaimed(batch: ClaimedBatch): () => void {
+    const { leaseMs } = this.config.extraction;
+    const renewal = setInterval(() => {
+      this.queue.renew(batch, leaseMs).catch((error: unknown) => {
+        this.logger.warn(
+          `claim of a batch of profile ${batch.profileId} not renewed: ${errorMessage(error)}`,
+        );
+      });
+    }, leaseMs / 3);
+    renewal.unref();
+    return () => clearInterval(renewal);
   }
 }

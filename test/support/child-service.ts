@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { Client } from 'pg';
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 
@@ -132,4 +133,22 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * Empties the tables of the PostgreSQL database the child services of this file use (when DATABASE_URL
+ * is set): a file's worker database keeps what earlier files left, such as turns still waiting for
+ * extraction, which the gauges a test waits on would count.
+ */
+export async function emptyServerDatabase(): Promise<void> {
+  if (!process.env.DATABASE_URL) return;
+  const client = new Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(
+      'TRUNCATE profiles, traits, memories, memory_embeddings, messages, job_leases CASCADE',
+    );
+  } finally {
+    await client.end();
+  }
 }
