@@ -14,6 +14,7 @@ import { MemoriesModule } from './memories/memories.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ProfilesModule } from './profiles/profiles.module';
 import { ProxyModule } from './proxy/proxy.module';
+import { McpModule } from './mcp/mcp.module';
 import { TraitsModule } from './traits/traits.module';
 import { UpstreamModule } from './upstream/upstream.module';
 
@@ -36,6 +37,7 @@ import { UpstreamModule } from './upstream/upstream.module';
     IngestModule,
     UpstreamModule,
     ProxyModule,
+    McpModule,
   ],
 })
 export class AppModule {}

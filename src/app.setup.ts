@@ -73,6 +73,11 @@ const TAGS: [name: string, description: string][] = [
   ['traits', 'Structured facts about a user (name, language, ...), checked against the trait schemas.'],
   ['memories', 'Free-text memories of a user, ranked by relevance, importance and recency.'],
   ['ingest', 'Learn traits and memories from any text, synchronously.'],
+  [
+    'mcp',
+    'The memory as Model Context Protocol tools for agents (Streamable HTTP, stateless): search_memories, ' +
+      'remember, forget, get_profile, set_trait, for the user of X-Service-Id.',
+  ],
   ['extraction', 'Background learning of a profile: what is pending, failed and given up; try again.'],
   ['health', 'Liveness and readiness probes; never need the key.'],
   ['operations', 'Prometheus metrics.'],

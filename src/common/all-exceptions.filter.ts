@@ -30,6 +30,37 @@ const CLIENT_DATA_SQLSTATES = new Set([
 ]);
 
 /**
+ * An error as the client may see it: an ApiError as it is, a value the database refused as 400
+ * `invalid_value`, a database that is busy or gone as 503 `database_unavailable`, anything else as 500
+ * with an id that the log line (with the stack) carries too. `where` names the request in the log.
+ */
+export function toApiError(exception: unknown, logger: Logger, where: string): ApiError {
+  if (exception instanceof ApiError) return exception;
+  if (isClientDataError(exception)) {
+    return new ApiError(HttpStatus.BAD_REQUEST, 'invalid_value', 'A value in the request cannot be stored.');
+  }
+  if (isTransientDatabaseError(exception)) {
+    // The pool had no connection to give in time, or the server went away: a moment's trouble.
+    logger.warn(`database unavailable on ${where}: ${errorMessage(exception)}`);
+    return new ApiError(
+      HttpStatus.SERVICE_UNAVAILABLE,
+      'database_unavailable',
+      'The database is busy or unreachable; retry in a moment.',
+    );
+  }
+  const errorId = randomUUID();
+  logger.error(
+    `Unexpected error ${errorId} on ${where}: ${describe(exception)}`,
+    exception instanceof Error ? exception.stack : undefined,
+  );
+  return new ApiError(
+    HttpStatus.INTERNAL_SERVER_ERROR,
+    'internal_error',
+    `An unexpected error occurred (error id ${errorId}).`,
+  );
+}
+
+/**
  * The one place where errors become responses: everything leaves as the error envelope, and nothing
  * internal (stack, SQL, driver message) reaches the client. Unexpected errors are logged with an id
  * that the client also receives.
@@ -58,36 +89,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 
   private toApiError(exception: unknown, request: Request): ApiError {
-    if (exception instanceof ApiError) return exception;
     if (exception instanceof HttpException) return this.fromHttpException(exception, request);
-    if (isClientDataError(exception)) {
-      return new ApiError(
-        HttpStatus.BAD_REQUEST,
-        'invalid_value',
-        'A value in the request cannot be stored.',
-      );
-    }
-    if (isTransientDatabaseError(exception)) {
-      // The pool had no connection to give in time, or the server went away: a moment's trouble.
-      this.logger.warn(
-        `database unavailable on ${request.method} ${request.path}: ${errorMessage(exception)}`,
-      );
-      return new ApiError(
-        HttpStatus.SERVICE_UNAVAILABLE,
-        'database_unavailable',
-        'The database is busy or unreachable; retry in a moment.',
-      );
-    }
-    const errorId = randomUUID();
-    this.logger.error(
-      `Unexpected error ${errorId} on ${request.method} ${request.path}: ${describe(exception)}`,
-      exception instanceof Error ? exception.stack : undefined,
-    );
-    return new ApiError(
-      HttpStatus.INTERNAL_SERVER_ERROR,
-      'internal_error',
-      `An unexpected error occurred (error id ${errorId}).`,
-    );
+    return toApiError(exception, this.logger, `${request.method} ${request.path}`);
   }
 
   private fromHttpException(exception: HttpException, request: Request): ApiError {

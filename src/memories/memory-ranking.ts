@@ -54,18 +54,26 @@ export function rankMemories<T extends RankCandidate>(
   now: Date,
   weights = DEFAULT_RANKING_WEIGHTS,
 ): T[] {
+  return scoreAndRankMemories(candidates, now, weights).map((entry) => entry.memory);
+}
+
+/** `rankMemories`, with the score each memory was ranked by. */
+export function scoreAndRankMemories<T extends RankCandidate>(
+  candidates: T[],
+  now: Date,
+  weights = DEFAULT_RANKING_WEIGHTS,
+): Array<{ memory: T; score: number }> {
   const relevance = relevanceOf(candidates, weights.semanticShare);
-  const scored = candidates.map((candidate, index) => ({
-    candidate,
-    score: scoreMemory(candidate, relevance[index], now, weights),
+  const scored = candidates.map((memory, index) => ({
+    memory,
+    score: scoreMemory(memory, relevance[index], now, weights),
   }));
-  scored.sort(
+  return scored.sort(
     (a, b) =>
       b.score - a.score ||
-      b.candidate.createdAt.getTime() - a.candidate.createdAt.getTime() ||
-      a.candidate.id.localeCompare(b.candidate.id),
+      b.memory.createdAt.getTime() - a.memory.createdAt.getTime() ||
+      a.memory.id.localeCompare(b.memory.id),
   );
-  return scored.map((entry) => entry.candidate);
 }
 
 /** Each candidate's relevance in [0, 1], in the order given. */

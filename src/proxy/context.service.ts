@@ -3,13 +3,14 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { PreparedStatements } from '../database/prepared-statements';
 import { QuestionVector, SemanticSearch } from '../embeddings/semantic-search';
-import { rankMemories } from '../memories/memory-ranking';
+import { rankMemories, scoreAndRankMemories } from '../memories/memory-ranking';
 import {
   CANDIDATES_PER_SOURCE,
   CandidateRow,
   MAX_QUESTION_CHARS,
   memoryCandidatesSql,
   namesIn,
+  RetrievedMemory,
   toRetrievedMemory,
 } from '../memories/memory-candidates';
 import { ProfilesService } from '../profiles/profiles.service';
@@ -68,6 +69,23 @@ export class ContextService {
       this.config.context,
     );
     return { profileId: row.id, context };
+  }
+
+  /**
+   * The memories of an existing profile that best fit a query, ranked as the proxy ranks them, with
+   * their scores; none for an unknown user. Reading them does not count as using them.
+   */
+  async searchMemories(
+    userId: string,
+    query: string,
+    limit: number,
+    signal?: AbortSignal,
+  ): Promise<Array<{ memory: RetrievedMemory; score: number }>> {
+    const vector = await this.semantic.embedQuestion(query, signal);
+    const [row] = await this.loadProfile(userId, query, Math.max(CANDIDATES_PER_SOURCE, limit), vector);
+    if (!row) return [];
+    const candidates = row.memories.map(toRetrievedMemory);
+    return scoreAndRankMemories(candidates, new Date(), this.config.ranking).slice(0, limit);
   }
 
   /** The profile, its traits and its memory candidates, in one prepared statement per ranking mode. */

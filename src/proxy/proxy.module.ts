@@ -23,5 +23,6 @@ import { UpstreamCaller } from './upstream-caller';
     ContextService,
     PreparedStatements,
   ],
+  exports: [ContextService],
 })
 export class ProxyModule {}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { MemoriesModule } from '../memories/memories.module';
+import { ProfilesModule } from '../profiles/profiles.module';
+import { ProxyModule } from '../proxy/proxy.module';
+import { TraitsModule } from '../traits/traits.module';
+import { McpController } from './mcp.controller';
+import { MemoryToolsService } from './memory-tools.service';
+
+/** The memory as tools for agents (Model Context Protocol) at /mcp. */
+@Module({
+  imports: [ProfilesModule, MemoriesModule, TraitsModule, ProxyModule],
+  controllers: [McpController],
+  providers: [MemoryToolsService],
+})
+export class McpModule {}

@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { CreateMemoryDto } from '../memories/dto/memory-request.dto';
+import { toMemoryDto } from '../memories/dto/memory-response.dto';
+import { MemoriesService } from '../memories/memories.service';
+import { MemoryType } from '../memories/memory.entity';
+import { toProfileDetailsResponse } from '../profiles/dto/profile-response.dto';
+import { ProfilesService } from '../profiles/profiles.service';
+import { ContextService } from '../proxy/context.service';
+import { toTraitDto } from '../traits/dto/trait-response.dto';
+import { TraitsService } from '../traits/traits.service';
+
+/**
+ * What the MCP tools do, for the user of the request (created on first use, as the proxy does), through
+ * the same services as the management API, so the same checks and the same response shapes apply.
+ */
+@Injectable()
+export class MemoryToolsService {
+  constructor(
+    private readonly profiles: ProfilesService,
+    private readonly memories: MemoriesService,
+    private readonly traits: TraitsService,
+    private readonly context: ContextService,
+  ) {}
+
+  async search(userId: string, query: string, limit: number) {
+    await this.profiles.getOrCreate(userId);
+    const ranked = await this.context.searchMemories(userId, query, limit);
+    return {
+      memories: ranked.map(({ memory, score }) => ({
+        id: memory.id,
+        content: memory.content,
+        type: memory.type,
+        importance: memory.importance,
+        createdAt: memory.createdAt.toISOString(),
+        score,
+      })),
+    };
+  }
+
+  async remember(userId: string, content: string, type: MemoryType, importance: number) {
+    const profileId = await this.profileIdOf(userId);
+    const memory: CreateMemoryDto = { content, type, importance };
+    const stored = await this.memories.create(profileId, memory);
+    return { memory: toMemoryDto(stored.memory), created: stored.created };
+  }
+
+  async forget(userId: string, memoryId: string) {
+    await this.memories.delete(await this.profileIdOf(userId), memoryId);
+    return { deleted: true, memoryId };
+  }
+
+  async profile(userId: string) {
+    return toProfileDetailsResponse(await this.profiles.details(await this.profileIdOf(userId)));
+  }
+
+  async setTrait(userId: string, key: string, value: unknown) {
+    return { trait: toTraitDto(await this.traits.putManual(await this.profileIdOf(userId), key, value)) };
+  }
+
+  private async profileIdOf(userId: string): Promise<string> {
+    return (await this.profiles.getOrCreate(userId)).profile.id;
+  }
+}
