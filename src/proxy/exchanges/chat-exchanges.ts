@@ -1,6 +1,5 @@
-import { HttpStatus } from '@nestjs/common';
-import { ApiError } from '../../common/api-error';
-import { isPlainObject, type JsonObject } from '../../common/json-values';
+import type { ApiError } from '../../common/api-error';
+import { isPlainObject } from '../../common/json-values';
 import {
   AnthropicStreamTranslator,
   toAnthropicRequest,
@@ -8,14 +7,11 @@ import {
   toOpenAIErrorBody,
 } from '../../upstream/anthropic-translation';
 import type { AnthropicMessage } from '../../upstream/anthropic-types';
-import { RequestTranslationError } from '../../upstream/protocol-translation';
 import type { OpenAIChatRequest } from '../../upstream/openai-types';
-import { relayHeaders, type HeaderMap } from '../../upstream/relay-headers';
 import { ChatCompletionStreamAccumulator, formatSseData } from '../../upstream/sse';
-import { ClientAnswer, StreamTranslation, UpstreamExchange } from './upstream-exchange';
-import { parseJson, verbatimExchange } from './verbatim-exchange';
-
-const JSON_HEADERS = { 'content-type': 'application/json' };
+import { invalidUpstreamAnswer, translatedExchange } from './translated-exchange';
+import { UpstreamExchange } from './upstream-exchange';
+import { verbatimExchange } from './verbatim-exchange';
 
 /** Chat completions to an OpenAI-compatible upstream: verbatim. */
 export const openAiChatExchange: UpstreamExchange = verbatimExchange({
@@ -37,35 +33,17 @@ export const openAiChatExchange: UpstreamExchange = verbatimExchange({
 });
 
 /** Chat completions to Anthropic's Messages API: the request, the answer and each event translated. */
-export const anthropicChatExchange: UpstreamExchange = {
+export const anthropicChatExchange: UpstreamExchange = translatedExchange({
   path: '/messages',
-  requestBody: (clientBody: JsonObject) =>
-    translateRequest(() => toAnthropicRequest(clientBody as unknown as OpenAIChatRequest)),
-  streams: (status: number, _headers: HeaderMap, clientBody: JsonObject) =>
-    status < 300 && clientBody.stream === true,
-  answer(status: number, headers: HeaderMap, payload: Buffer): ClientAnswer {
-    const parsed = parseJson(payload);
-    const clientHeaders = { ...relayHeaders(headers), ...JSON_HEADERS };
-    if (status >= 300) {
-      return {
-        status,
-        headers: clientHeaders,
-        body: JSON.stringify(toOpenAIErrorBody(parsed, status)),
-        reply: null,
-      };
-    }
-    if (!isAnthropicMessage(parsed)) throw invalidUpstreamAnswer('a Messages API message');
-    const completion = toOpenAIChatCompletion(parsed);
+  translateRequest: (clientBody) => toAnthropicRequest(clientBody as unknown as OpenAIChatRequest),
+  errorBody: toOpenAIErrorBody,
+  translateAnswer(upstreamAnswer) {
+    if (!isAnthropicMessage(upstreamAnswer)) throw invalidUpstreamAnswer('a Messages API message');
+    const completion = toOpenAIChatCompletion(upstreamAnswer);
     const content = completion.choices[0]?.message.content;
-    return {
-      status,
-      headers: clientHeaders,
-      body: JSON.stringify(completion),
-      reply: typeof content === 'string' ? content : '',
-    };
+    return { body: completion, reply: typeof content === 'string' ? content : '' };
   },
-  streamHeaders: (headers: HeaderMap) => relayHeaders(headers),
-  stream(clientBody: JsonObject): StreamTranslation {
+  stream(clientBody) {
     const streamOptions = isPlainObject(clientBody.stream_options) ? clientBody.stream_options : {};
     const translator = new AnthropicStreamTranslator({
       model: String(clientBody.model),
@@ -78,7 +56,7 @@ export const anthropicChatExchange: UpstreamExchange = {
       fail: chatStreamFailure,
     };
   },
-};
+});
 
 /** A chat stream broken off: one event carrying the error envelope. */
 function chatStreamFailure(error: ApiError): string {
@@ -99,26 +77,5 @@ export function isAnthropicMessage(value: unknown): value is AnthropicMessage {
     typeof value.id === 'string' &&
     Array.isArray(value.content) &&
     value.content.every((block) => isPlainObject(block) && typeof block.type === 'string')
-  );
-}
-
-/** Runs a request translation; input it cannot express is the client's 400, naming the field. */
-export function translateRequest(translate: () => object): JsonObject {
-  try {
-    return translate() as JsonObject;
-  } catch (error) {
-    if (error instanceof RequestTranslationError) {
-      throw new ApiError(HttpStatus.BAD_REQUEST, 'unsupported_for_provider', error.message, error.param);
-    }
-    throw error;
-  }
-}
-
-/** A 2xx answer the service cannot use: 502, never a crash or a half-translated body. */
-export function invalidUpstreamAnswer(expected: string): ApiError {
-  return new ApiError(
-    HttpStatus.BAD_GATEWAY,
-    'upstream_invalid_response',
-    `The upstream provider answered with something that is not ${expected}.`,
   );
 }

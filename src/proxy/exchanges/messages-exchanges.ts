@@ -1,5 +1,5 @@
 import type { ApiError } from '../../common/api-error';
-import { isPlainObject, type JsonObject } from '../../common/json-values';
+import { isPlainObject } from '../../common/json-values';
 import {
   anthropicMessageText,
   AnthropicStreamAccumulator,
@@ -10,12 +10,9 @@ import {
   toAnthropicErrorBody,
 } from '../../upstream/protocol-translation';
 import { anthropicErrorType } from '../../common/api-error';
-import { relayHeaders, type HeaderMap } from '../../upstream/relay-headers';
-import { invalidUpstreamAnswer, translateRequest } from './chat-exchanges';
-import { ClientAnswer, StreamTranslation, UpstreamExchange } from './upstream-exchange';
-import { parseJson, verbatimExchange } from './verbatim-exchange';
-
-const JSON_HEADERS = { 'content-type': 'application/json' };
+import { invalidUpstreamAnswer, translatedExchange } from './translated-exchange';
+import { UpstreamExchange } from './upstream-exchange';
+import { verbatimExchange } from './verbatim-exchange';
 
 /** An Anthropic stream broken off: its own `error` event. */
 function anthropicStreamFailure(error: ApiError): string {
@@ -39,34 +36,17 @@ export const anthropicMessagesExchange: UpstreamExchange = verbatimExchange({
 });
 
 /** Messages to an OpenAI-compatible upstream: translated to chat completions and back. */
-export const openAiMessagesExchange: UpstreamExchange = {
+export const openAiMessagesExchange: UpstreamExchange = translatedExchange({
   path: '/chat/completions',
-  requestBody: (clientBody: JsonObject) => translateRequest(() => anthropicToChatRequest(clientBody)),
-  streams: (status: number, _headers: HeaderMap, clientBody: JsonObject) =>
-    status < 300 && clientBody.stream === true,
-  answer(status: number, headers: HeaderMap, payload: Buffer): ClientAnswer {
-    const parsed = parseJson(payload);
-    const clientHeaders = { ...relayHeaders(headers), ...JSON_HEADERS };
-    if (status >= 300) {
-      return {
-        status,
-        headers: clientHeaders,
-        body: JSON.stringify(toAnthropicErrorBody(parsed, status)),
-        reply: null,
-      };
-    }
-    if (!isPlainObject(parsed) || !Array.isArray(parsed.choices))
+  translateRequest: (clientBody) => anthropicToChatRequest(clientBody),
+  errorBody: toAnthropicErrorBody,
+  translateAnswer(upstreamAnswer) {
+    if (!isPlainObject(upstreamAnswer) || !Array.isArray(upstreamAnswer.choices))
       throw invalidUpstreamAnswer('a chat completion');
-    const message = chatCompletionToAnthropicMessage(parsed);
-    return {
-      status,
-      headers: clientHeaders,
-      body: JSON.stringify(message),
-      reply: anthropicMessageText(message),
-    };
+    const message = chatCompletionToAnthropicMessage(upstreamAnswer);
+    return { body: message, reply: anthropicMessageText(message) };
   },
-  streamHeaders: (headers: HeaderMap) => relayHeaders(headers),
-  stream(clientBody: JsonObject): StreamTranslation {
+  stream(clientBody) {
     const translator = new ChatToAnthropicStreamTranslator({ model: String(clientBody.model) });
     return {
       push: (chunk) => translator.push(chunk),
@@ -75,4 +55,4 @@ export const openAiMessagesExchange: UpstreamExchange = {
       fail: (error: ApiError) => translator.fail(error.message, anthropicErrorType(error.status)),
     };
   },
-};
+});

@@ -1,5 +1,4 @@
 import type { ApiError } from '../../common/api-error';
-import type { JsonObject } from '../../common/json-values';
 import {
   AnthropicStreamTranslator,
   toAnthropicRequest,
@@ -14,12 +13,10 @@ import {
   responsesToChatRequest,
   ResponsesStreamAccumulator,
 } from '../../upstream/protocol-translation';
-import { relayHeaders, type HeaderMap } from '../../upstream/relay-headers';
-import { invalidUpstreamAnswer, isAnthropicMessage, translateRequest } from './chat-exchanges';
-import { ClientAnswer, StreamTranslation, UpstreamExchange } from './upstream-exchange';
-import { parseJson, verbatimExchange } from './verbatim-exchange';
-
-const JSON_HEADERS = { 'content-type': 'application/json' };
+import { isAnthropicMessage } from './chat-exchanges';
+import { invalidUpstreamAnswer, translatedExchange } from './translated-exchange';
+import { UpstreamExchange } from './upstream-exchange';
+import { verbatimExchange } from './verbatim-exchange';
 
 /** Responses to an OpenAI-compatible upstream: verbatim, typed events and all. */
 export const openAiResponsesExchange: UpstreamExchange = verbatimExchange({
@@ -44,34 +41,16 @@ export const openAiResponsesExchange: UpstreamExchange = verbatimExchange({
  * Responses to Anthropic's Messages API, through chat completions: the request is translated to chat
  * and from there to Messages, the answer (or each event) back the same way.
  */
-export const anthropicResponsesExchange: UpstreamExchange = {
+export const anthropicResponsesExchange: UpstreamExchange = translatedExchange({
   path: '/messages',
-  requestBody: (clientBody: JsonObject) =>
-    translateRequest(() => toAnthropicRequest(responsesToChatRequest(clientBody))),
-  streams: (status: number, _headers: HeaderMap, clientBody: JsonObject) =>
-    status < 300 && clientBody.stream === true,
-  answer(status: number, headers: HeaderMap, payload: Buffer, clientBody: JsonObject): ClientAnswer {
-    const parsed = parseJson(payload);
-    const clientHeaders = { ...relayHeaders(headers), ...JSON_HEADERS };
-    if (status >= 300) {
-      return {
-        status,
-        headers: clientHeaders,
-        body: JSON.stringify(toOpenAIErrorBody(parsed, status)),
-        reply: null,
-      };
-    }
-    if (!isAnthropicMessage(parsed)) throw invalidUpstreamAnswer('a Messages API message');
-    const response = chatCompletionToResponse(toOpenAIChatCompletion(parsed), clientBody);
-    return {
-      status,
-      headers: clientHeaders,
-      body: JSON.stringify(response),
-      reply: responseOutputText(response),
-    };
+  translateRequest: (clientBody) => toAnthropicRequest(responsesToChatRequest(clientBody)),
+  errorBody: toOpenAIErrorBody,
+  translateAnswer(upstreamAnswer, clientBody) {
+    if (!isAnthropicMessage(upstreamAnswer)) throw invalidUpstreamAnswer('a Messages API message');
+    const response = chatCompletionToResponse(toOpenAIChatCompletion(upstreamAnswer), clientBody);
+    return { body: response, reply: responseOutputText(response) };
   },
-  streamHeaders: (headers: HeaderMap) => relayHeaders(headers),
-  stream(clientBody: JsonObject): StreamTranslation {
+  stream(clientBody) {
     const toChat = new AnthropicStreamTranslator({ model: String(clientBody.model), includeUsage: true });
     const toResponses = new ChatToResponsesStreamTranslator({ request: clientBody });
     return {
@@ -81,4 +60,4 @@ export const anthropicResponsesExchange: UpstreamExchange = {
       fail: (error: ApiError) => toResponses.fail(error.message, error.code),
     };
   },
-};
+});
