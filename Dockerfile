@@ -40,5 +40,5 @@ EXPOSE 3000
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=30s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# Migrations run at boot; `node node_modules/typeorm/cli.js migration:run -d dist/ormconfig.js` runs them alone.
+# Migrations run at boot; `node dist/src/database/migrate-cli.js` runs them alone, under the same lock.
 CMD ["node", "dist/src/main.js"]

@@ -185,13 +185,8 @@ describe('Packaging files', () => {
       const job = find(files, 'Job').doc;
       expect(job.metadata.annotations['helm.sh/hook']).toBe('pre-install,pre-upgrade');
       const container = job.spec.template.spec.containers[0];
-      expect(container.command).toEqual([
-        'node',
-        'node_modules/typeorm/cli.js',
-        'migration:run',
-        '-d',
-        'dist/ormconfig.js',
-      ]);
+      // the same migration lock as booting replicas (test/migrate-cli.e2e-spec.ts)
+      expect(container.command).toEqual(['node', 'dist/src/database/migrate-cli.js']);
       expect(container.env[0]).toMatchObject({
         name: 'DATABASE_URL',
         valueFrom: { secretKeyRef: { key: 'DATABASE_URL' } },
