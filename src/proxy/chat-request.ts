@@ -1,6 +1,6 @@
-import { HttpStatus } from '@nestjs/common';
-import { ApiError, invalidField } from '../common/api-error';
+import { invalidField } from '../common/api-error';
 import { isPlainObject } from '../common/json-values';
+import { checkRequestEnvelope, type ServiceOptions } from './request-envelope';
 
 export const CHAT_ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
 export type ChatRole = (typeof CHAT_ROLES)[number];
@@ -9,14 +9,6 @@ export interface ChatMessage {
   role: ChatRole;
   content?: string | Array<Record<string, unknown>> | null;
   [field: string]: unknown;
-}
-
-/** The service's own options, removed before the request goes upstream. */
-export interface ServiceOptions {
-  traits?: unknown[];
-  skipInjection?: boolean;
-  skipExtraction?: boolean;
-  debug?: boolean;
 }
 
 /** A chat-completions body: the fields we read are checked; all others pass through untouched. */
@@ -38,24 +30,10 @@ const MAX_MESSAGES = 10_000;
  * provider, which is the authority on its own parameters.
  */
 export function parseChatRequest(body: unknown): ChatRequest {
-  if (!isPlainObject(body))
-    throw new ApiError(HttpStatus.BAD_REQUEST, 'invalid_json', 'The request body must be a JSON object.');
-  if (typeof body.model !== 'string' || body.model.trim() === '' || body.model.length > 256) {
-    throw invalidField(
-      'model',
-      'invalid_model',
-      'model must be a non-empty string of at most 256 characters.',
-    );
-  }
+  checkRequestEnvelope(body);
   checkMessages(body.messages);
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
-    throw invalidField('stream', 'invalid_stream', 'stream must be a boolean.');
-  }
   if (body.user !== undefined && body.user !== null && typeof body.user !== 'string') {
     throw invalidField('user', 'invalid_user_id', 'user must be a string.');
-  }
-  if (body.metadata !== undefined && body.metadata !== null && !isPlainObject(body.metadata)) {
-    throw invalidField('metadata', 'invalid_metadata', 'metadata must be an object.');
   }
   if (
     isPlainObject(body.metadata) &&
@@ -64,7 +42,6 @@ export function parseChatRequest(body: unknown): ChatRequest {
   ) {
     throw invalidField('metadata.profile_id', 'invalid_user_id', 'metadata.profile_id must be a string.');
   }
-  checkServiceOptions(body.service);
   return body as ChatRequest;
 }
 
@@ -101,27 +78,6 @@ function checkMessages(messages: unknown): void {
       );
     }
   });
-}
-
-export function checkServiceOptions(service: unknown): asserts service is ServiceOptions | undefined | null {
-  if (service === undefined || service === null) return;
-  if (!isPlainObject(service)) throw invalidField('service', 'invalid_service', 'service must be an object.');
-  for (const flag of ['skipInjection', 'skipExtraction', 'debug'] as const) {
-    if (service[flag] !== undefined && typeof service[flag] !== 'boolean') {
-      throw invalidField(`service.${flag}`, 'invalid_service', `service.${flag} must be a boolean.`);
-    }
-  }
-  if (service.traits !== undefined && !Array.isArray(service.traits)) {
-    throw invalidField(
-      'service.traits',
-      'invalid_service_traits',
-      'service.traits must be an array of trait schemas.',
-    );
-  }
-  const known = new Set(['traits', 'skipInjection', 'skipExtraction', 'debug']);
-  const unknown = Object.keys(service).find((key) => !known.has(key));
-  if (unknown)
-    throw invalidField(`service.${unknown}`, 'unknown_field', `Unknown field 'service.${unknown}'.`);
 }
 
 /** The text of a message's content: strings as they are, text parts joined, other parts left out. */

@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { headerText } from '../../common/header-text';
 import type { JsonObject } from '../../common/json-values';
-import type { RequestTraitSchema } from '../../traits/request-trait-schemas';
+import { parseRequestTraitSchemas, type RequestTraitSchema } from '../../traits/request-trait-schemas';
+import type { CheckedRequest } from '../request-envelope';
 
 /** The client protocols the proxy speaks. */
 export type ProtocolName = 'chat' | 'responses' | 'messages';
@@ -45,3 +47,33 @@ export const DEFAULT_TURN_OPTIONS: TurnOptions = {
   skipExtraction: false,
   debug: false,
 };
+
+/**
+ * The turn of a checked request: the service's own options are taken out of the body that is
+ * forwarded; what the protocol read (user id, question, this turn's user texts) is added.
+ */
+export function inboundTurn(
+  request: CheckedRequest,
+  headers: IncomingHttpHeaders,
+  read: Pick<InboundTurn, 'userId' | 'question' | 'userTexts'>,
+): InboundTurn {
+  const { service, ...forwarded } = request;
+  return {
+    body: forwarded,
+    model: request.model,
+    stream: request.stream === true,
+    ...read,
+    options: {
+      skipInjection: service?.skipInjection === true,
+      skipExtraction: service?.skipExtraction === true,
+      debug: service?.debug === true,
+    },
+    traitOverrides: serviceTraits(headers, service?.traits),
+  };
+}
+
+/** The per-request trait schemas of the X-Service-Traits header and the body (the body wins per key). */
+function serviceTraits(headers: IncomingHttpHeaders, fromBody: unknown[] | undefined): RequestTraitSchema[] {
+  const header = headerText(headers['x-service-traits'], 'X-Service-Traits', 'invalid_service_traits');
+  return parseRequestTraitSchemas(header, fromBody);
+}

@@ -1,11 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError, invalidField } from '../../common/api-error';
+import { invalidField } from '../../common/api-error';
 import { isPlainObject, type JsonObject } from '../../common/json-values';
 import { anthropicQuestion, anthropicTurnUserTexts } from '../../upstream/protocol-translation';
-import { checkServiceOptions, ServiceOptions } from '../chat-request';
+import { CheckedRequest, checkRequestEnvelope } from '../request-envelope';
 import { resolveUserId, userIdHeader } from '../user-id';
-import { serviceTraits } from './chat-completions';
-import { InboundProtocol, InboundTurn } from './inbound-protocol';
+import { InboundProtocol, InboundTurn, inboundTurn } from './inbound-protocol';
 
 const MAX_MESSAGES = 10_000;
 
@@ -20,21 +19,11 @@ export const messagesProtocol: InboundProtocol = {
     const request = checkMessagesRequest(body);
     const metadata = isPlainObject(request.metadata) ? request.metadata : {};
     const userId = resolveUserId([userIdHeader(headers), ['metadata.user_id', metadata.user_id]]);
-    const { service, ...forwarded } = request;
-    return {
-      body: forwarded,
-      model: request.model as string,
-      stream: request.stream === true,
+    return inboundTurn(request, headers, {
       userId,
       question: anthropicQuestion(request),
       userTexts: anthropicTurnUserTexts(request),
-      options: {
-        skipInjection: service?.skipInjection === true,
-        skipExtraction: service?.skipExtraction === true,
-        debug: service?.debug === true,
-      },
-      traitOverrides: serviceTraits(headers, service?.traits),
-    };
+    });
   },
 
   inject(body: JsonObject, contextText: string): JsonObject {
@@ -48,16 +37,8 @@ export const messagesProtocol: InboundProtocol = {
   },
 };
 
-function checkMessagesRequest(body: unknown): JsonObject & { service?: ServiceOptions } {
-  if (!isPlainObject(body))
-    throw new ApiError(400, 'invalid_json', 'The request body must be a JSON object.');
-  if (typeof body.model !== 'string' || body.model.trim() === '' || body.model.length > 256) {
-    throw invalidField(
-      'model',
-      'invalid_model',
-      'model must be a non-empty string of at most 256 characters.',
-    );
-  }
+function checkMessagesRequest(body: unknown): CheckedRequest {
+  checkRequestEnvelope(body);
   const { messages } = body;
   if (!Array.isArray(messages) || messages.length === 0 || messages.length > MAX_MESSAGES) {
     throw invalidField(
@@ -92,12 +73,5 @@ function checkMessagesRequest(body: unknown): JsonObject & { service?: ServiceOp
   ) {
     throw invalidField('system', 'invalid_system', 'system must be a string or an array of text blocks.');
   }
-  if (body.stream !== undefined && typeof body.stream !== 'boolean') {
-    throw invalidField('stream', 'invalid_stream', 'stream must be a boolean.');
-  }
-  if (body.metadata !== undefined && !isPlainObject(body.metadata)) {
-    throw invalidField('metadata', 'invalid_metadata', 'metadata must be an object.');
-  }
-  checkServiceOptions(body.service);
   return body;
 }

@@ -1,11 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError, invalidField } from '../../common/api-error';
+import { invalidField } from '../../common/api-error';
 import { isPlainObject, type JsonObject } from '../../common/json-values';
 import { responsesQuestion, responsesTurnUserTexts } from '../../upstream/protocol-translation';
-import { checkServiceOptions, ServiceOptions } from '../chat-request';
+import { CheckedRequest, checkRequestEnvelope } from '../request-envelope';
 import { resolveUserId, userIdHeader } from '../user-id';
-import { serviceTraits } from './chat-completions';
-import { InboundProtocol, InboundTurn } from './inbound-protocol';
+import { InboundProtocol, InboundTurn, inboundTurn } from './inbound-protocol';
 
 /**
  * `POST /v1/responses` (OpenAI Responses API): the context is added to `instructions`, after the
@@ -22,21 +21,11 @@ export const responsesProtocol: InboundProtocol = {
       ['metadata.profile_id', metadata.profile_id],
       ['user', request.user],
     ]);
-    const { service, ...forwarded } = request;
-    return {
-      body: forwarded,
-      model: request.model as string,
-      stream: request.stream === true,
+    return inboundTurn(request, headers, {
       userId,
       question: responsesQuestion(request),
       userTexts: responsesTurnUserTexts(request),
-      options: {
-        skipInjection: service?.skipInjection === true,
-        skipExtraction: service?.skipExtraction === true,
-        debug: service?.debug === true,
-      },
-      traitOverrides: serviceTraits(headers, service?.traits),
-    };
+    });
   },
 
   inject(body: JsonObject, contextText: string): JsonObject {
@@ -46,16 +35,8 @@ export const responsesProtocol: InboundProtocol = {
   },
 };
 
-function checkResponsesRequest(body: unknown): JsonObject & { service?: ServiceOptions } {
-  if (!isPlainObject(body))
-    throw new ApiError(400, 'invalid_json', 'The request body must be a JSON object.');
-  if (typeof body.model !== 'string' || body.model.trim() === '' || body.model.length > 256) {
-    throw invalidField(
-      'model',
-      'invalid_model',
-      'model must be a non-empty string of at most 256 characters.',
-    );
-  }
+function checkResponsesRequest(body: unknown): CheckedRequest {
+  checkRequestEnvelope(body);
   const { input } = body;
   if (
     input !== undefined &&
@@ -71,12 +52,5 @@ function checkResponsesRequest(body: unknown): JsonObject & { service?: ServiceO
   ) {
     throw invalidField('instructions', 'invalid_instructions', 'instructions must be a string.');
   }
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
-    throw invalidField('stream', 'invalid_stream', 'stream must be a boolean.');
-  }
-  if (body.metadata !== undefined && body.metadata !== null && !isPlainObject(body.metadata)) {
-    throw invalidField('metadata', 'invalid_metadata', 'metadata must be an object.');
-  }
-  checkServiceOptions(body.service);
   return body;
 }
