@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { DestinationStream, Logger, LoggerOptions } from 'pino';
-import { HttpLogger as PinoHttpMiddleware, pinoHttp } from 'pino-http';
 import { AppConfig } from '../config/app-config';
 import { routePattern } from '../common/route-pattern';
 import { APP_CONFIG } from '../config/config.module';
@@ -10,6 +9,9 @@ import { REDACTED, REDACTED_PATHS } from './log-redaction';
 import { assignRequestId } from './request-id';
 
 export const SERVICE_NAME = 'profile-memory-service';
+
+/** Express-style middleware: `next` goes on with the request's handling. */
+export type RequestLogMiddleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
 /**
  * The process's one pino logger and the HTTP middleware built on it. The middleware gives every request
@@ -19,26 +21,58 @@ export const SERVICE_NAME = 'profile-memory-service';
 @Injectable()
 export class HttpLogger {
   readonly root: Logger;
-  readonly middleware: PinoHttpMiddleware<IncomingMessage, ServerResponse, never>;
+  readonly middleware: RequestLogMiddleware;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.root = createRootLogger(config);
-    this.middleware = pinoHttp({
-      logger: this.root,
-      genReqId: assignRequestId,
-      customAttributeKeys: { reqId: 'requestId', responseTime: 'durationMs' },
-      quietReqLogger: true, // lines logged during a request carry its id, not the whole request
-      wrapSerializers: false,
-      serializers: { req: serializeRequest, res: serializeResponse, err: pino.stdSerializers.err },
-      customLogLevel: levelForStatus,
-      customSuccessMessage: () => 'request completed',
-      customErrorMessage: () => 'request failed',
-      customSuccessObject: withOutcome,
-      // The line of a failed request carries no stack: errors worth one are logged where they happen.
-      customErrorObject: (req, res, _error, { err: _err, ...value }: Record<string, unknown>) =>
-        withOutcome(req, res, value),
-    });
+    this.middleware = requestLog(this.root);
   }
+}
+
+/**
+ * Gives the request its id and a child logger bound to it (`req.log`, which nestjs-pino makes the
+ * logger of everything the request's handling logs), and writes the request's line when its response
+ * ends or its connection closes. The line's fields are serialised only when it is written: a request
+ * costs one child logger, whatever the level.
+ */
+function requestLog(root: Logger): RequestLogMiddleware {
+  return (req, res, next) => {
+    const started = Date.now();
+    const requestId = assignRequestId(req, res);
+    const log = root.child({ requestId });
+    Object.assign(req, { id: requestId, log });
+    Object.assign(res, { log });
+    const ended = () => {
+      res.removeListener('finish', ended);
+      res.removeListener('close', ended);
+      writeRequestLine(log, req, res, Date.now() - started);
+    };
+    res.on('finish', ended);
+    res.on('close', ended);
+    next();
+  };
+}
+
+/**
+ * One line per request: `request completed`, or `request failed` at warn for a 5xx. A 5xx is a warning
+ * because most are a dependency's trouble (an upstream's own 500 relayed, an LLM that gave no usable
+ * answer); a bug is logged at error, with its stack and error id, where it is caught
+ * (AllExceptionsFilter). `completed` says whether the response was sent whole.
+ */
+function writeRequestLine(log: Logger, req: IncomingMessage, res: ServerResponse, durationMs: number): void {
+  const failed = res.statusCode >= 500;
+  const level = failed ? 'warn' : 'info';
+  if (!log.isLevelEnabled(level)) return;
+  log[level](
+    {
+      req: serializeRequest(req),
+      res: serializeResponse(res),
+      durationMs,
+      route: routePattern(req) ?? undefined,
+      completed: res.writableFinished,
+    },
+    failed ? 'request failed' : 'request completed',
+  );
 }
 
 /**
@@ -80,25 +114,6 @@ function prettyPrinter(): DestinationStream | null {
     ignore: 'pid,hostname,name,context',
     messageFormat: '{if context}{context}: {end}{msg}',
   });
-}
-
-/**
- * A 5xx line is a warning: most are a dependency's trouble (an upstream's own 500 relayed, an LLM that
- * gave no usable answer), and a bug is logged at error, with its stack and error id, where it is caught
- * (AllExceptionsFilter).
- */
-function levelForStatus(_req: IncomingMessage, res: ServerResponse, error?: Error): pino.LevelWithSilent {
-  if (error !== undefined || res.statusCode >= 500) return 'warn';
-  return 'info';
-}
-
-function withOutcome(req: IncomingMessage, res: ServerResponse, value: Record<string, unknown>): object {
-  return {
-    ...value,
-    route: routePattern(req) ?? undefined,
-    // false when the client went away before the response (a stream, say) was complete
-    completed: res.writableFinished,
-  };
 }
 
 function serializeRequest(req: IncomingMessage): object {
