@@ -5,7 +5,8 @@ import { expectEnvelope, makeMemory, makeProfile } from './support/factories';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { startTestApp, TestApp } from './support/test-app';
 
-const IDLE_TIMEOUT_MS = 800;
+// far above the fake upstream's 600 ms pauses, which a loaded machine stretches
+const IDLE_TIMEOUT_MS = 2500;
 const KEEP_ALIVE_MS = 150;
 
 /** What a slow or vanishing client, a silent upstream and odd headers do to the relay. */
