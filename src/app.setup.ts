@@ -72,6 +72,10 @@ const TAGS: [name: string, description: string][] = [
   ['profiles', 'One profile per user of your application: get or create, list, summary, export, erase.'],
   ['traits', 'Structured facts about a user (name, language, ...), checked against the trait schemas.'],
   ['memories', 'Free-text memories of a user, ranked by relevance, importance and recency.'],
+  [
+    'context',
+    'What the proxy would inject for a question, with the scored memories: for apps and agents that call their LLM themselves.',
+  ],
   ['ingest', 'Learn traits and memories from any text, synchronously.'],
   [
     'mcp',

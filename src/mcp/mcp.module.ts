@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
 import { MemoriesModule } from '../memories/memories.module';
 import { ProfilesModule } from '../profiles/profiles.module';
-import { ProxyModule } from '../proxy/proxy.module';
+import { ContextModule } from '../context/context.module';
 import { TraitsModule } from '../traits/traits.module';
 import { McpController } from './mcp.controller';
 import { MemoryToolsService } from './memory-tools.service';
 
 /** The memory as tools for agents (Model Context Protocol) at /mcp. */
 @Module({
-  imports: [ProfilesModule, MemoriesModule, TraitsModule, ProxyModule],
+  imports: [ProfilesModule, MemoriesModule, TraitsModule, ContextModule],
   controllers: [McpController],
   providers: [MemoryToolsService],
 })

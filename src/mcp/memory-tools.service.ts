@@ -5,7 +5,7 @@ import { MemoriesService } from '../memories/memories.service';
 import { MemoryType } from '../memories/memory.entity';
 import { toProfileDetailsResponse } from '../profiles/dto/profile-response.dto';
 import { ProfilesService } from '../profiles/profiles.service';
-import { ContextService } from '../proxy/context.service';
+import { ContextService } from '../context/context.service';
 import { toTraitDto } from '../traits/dto/trait-response.dto';
 import { TraitsService } from '../traits/traits.service';
 
@@ -26,13 +26,13 @@ export class MemoryToolsService {
     await this.profiles.getOrCreate(userId);
     const ranked = await this.context.searchMemories(userId, query, limit);
     return {
-      memories: ranked.map(({ memory, score }) => ({
+      memories: ranked.map((memory) => ({
         id: memory.id,
         content: memory.content,
         type: memory.type,
         importance: memory.importance,
         createdAt: memory.createdAt.toISOString(),
-        score,
+        score: memory.score,
       })),
     };
   }

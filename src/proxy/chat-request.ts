@@ -98,3 +98,17 @@ export function latestUserMessages(messages: ChatMessage[]): string[] {
     .filter((message) => message.role === 'user')
     .map((message) => messageText(message.content));
 }
+
+/** Adds the context to the first system or developer message, or puts a system message first. */
+export function injectContext(messages: ChatMessage[], context: string): ChatMessage[] {
+  if (!context) return messages;
+  const index = messages.findIndex((m) => m.role === 'system' || m.role === 'developer');
+  if (index === -1) return [{ role: 'system', content: context }, ...messages];
+  const target = messages[index];
+  const content = target.content;
+  const injected: ChatMessage =
+    typeof content === 'string'
+      ? { ...target, content: content ? `${content}\n\n${context}` : context }
+      : { ...target, content: [...(Array.isArray(content) ? content : []), { type: 'text', text: context }] };
+  return messages.map((message, i) => (i === index ? injected : message));
+}

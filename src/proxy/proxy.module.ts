@@ -1,11 +1,9 @@
 import { Module } from '@nestjs/common';
-import { PreparedStatements } from '../database/prepared-statements';
-import { EmbeddingsModule } from '../embeddings/embeddings.module';
+import { ContextModule } from '../context/context.module';
 import { MemoriesModule } from '../memories/memories.module';
 import { MessagesModule } from '../messages/messages.module';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { TraitsModule } from '../traits/traits.module';
-import { ContextService } from './context.service';
 import { UpstreamExchanges } from './exchanges/upstream-exchanges';
 import { PassThrough } from './pass-through';
 import { ProxyController } from './proxy.controller';
@@ -13,16 +11,8 @@ import { RelayPipeline } from './relay-pipeline';
 import { UpstreamCaller } from './upstream-caller';
 
 @Module({
-  imports: [ProfilesModule, TraitsModule, MemoriesModule, MessagesModule, EmbeddingsModule],
+  imports: [ProfilesModule, TraitsModule, MemoriesModule, MessagesModule, ContextModule],
   controllers: [ProxyController],
-  providers: [
-    RelayPipeline,
-    UpstreamExchanges,
-    UpstreamCaller,
-    PassThrough,
-    ContextService,
-    PreparedStatements,
-  ],
-  exports: [ContextService],
+  providers: [RelayPipeline, UpstreamExchanges, UpstreamCaller, PassThrough],
 })
 export class ProxyModule {}

@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonObject } from '../../common/json-values';
-import { latestUserMessages, parseChatRequest } from '../chat-request';
-import { injectContext } from '../context-text';
+import { injectContext, latestUserMessages, parseChatRequest } from '../chat-request';
 import { resolveUserId, userIdHeader } from '../user-id';
 import { InboundProtocol, InboundTurn, inboundTurn } from './inbound-protocol';
 

@@ -3,7 +3,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { PreparedStatements } from '../database/prepared-statements';
 import { QuestionVector, SemanticSearch } from '../embeddings/semantic-search';
-import { rankMemories, scoreAndRankMemories } from '../memories/memory-ranking';
+import { scoreAndRankMemories } from '../memories/memory-ranking';
 import {
   CANDIDATES_PER_SOURCE,
   CandidateRow,
@@ -15,12 +15,16 @@ import {
 } from '../memories/memory-candidates';
 import { ProfilesService } from '../profiles/profiles.service';
 import { TraitSchema } from '../traits/trait-schema';
+import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
 import { BuiltContext, buildContextText, ContextTrait } from './context-text';
 
 /** Priority of traits that have no schema (custom traits written through the API). */
 const UNSCHEMED_TRAIT_PRIORITY = 0;
 
 export const NO_CONTEXT: BuiltContext = { text: '', traitKeys: [], memoryIds: [] };
+
+/** How the profile is named: by the caller's user id (the proxy), or by its own id (the API). */
+type ProfileKey = { externalId: string } | { id: string };
 
 interface ChatProfileRow {
   id: string;
@@ -29,10 +33,23 @@ interface ChatProfileRow {
   memories: CandidateRow[];
 }
 
+/** A memory that made it into a context, with the score it was ranked by. */
+export interface ScoredMemory extends RetrievedMemory {
+  score: number;
+}
+
+/** A context and what it was built from: the traits and memories it carries, in its order. */
+export interface ExplainedContext {
+  context: BuiltContext;
+  traits: Array<{ key: string; value: unknown }>;
+  memories: ScoredMemory[];
+}
+
 /**
  * What the proxy injects for one request: summary, injection-enabled traits and the memories that best
  * fit the question. The profile, its traits and its memory candidates come in one round trip, since
- * this is on the path of every chat request.
+ * this is on the path of every chat request. The context endpoint and the MCP search tool build the
+ * same way, so what they show is what the proxy would send.
  */
 @Injectable()
 export class ContextService {
@@ -40,6 +57,7 @@ export class ContextService {
     private readonly statements: PreparedStatements,
     private readonly profiles: ProfilesService,
     private readonly semantic: SemanticSearch,
+    private readonly schemas: TraitSchemaRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -51,24 +69,34 @@ export class ContextService {
     skipInjection: boolean,
     signal?: AbortSignal,
   ): Promise<{ profileId: string; context: BuiltContext }> {
-    if (skipInjection)
-      return { profileId: (await this.profiles.getOrCreate(userId)).profile.id, context: NO_CONTEXT };
-    const perSource = this.config.context.maxMemories > 0 ? CANDIDATES_PER_SOURCE : 0;
-    const vector = perSource > 0 ? await this.semantic.embedQuestion(question, signal) : null;
-    const rows = await this.loadProfile(userId, question, perSource, vector);
-    const row = rows[0];
-    // A new user: nothing to inject yet.
-    if (!row) return { profileId: (await this.profiles.getOrCreate(userId)).profile.id, context: NO_CONTEXT };
+    if (!skipInjection) {
+      const built = await this.build(
+        { externalId: userId },
+        schemas,
+        question,
+        this.config.context.maxMemories,
+        signal,
+      );
+      if (built) return { profileId: built.profileId, context: built.context };
+    }
+    // Skipped, or a new user with nothing to inject yet.
+    return { profileId: (await this.profiles.getOrCreate(userId)).profile.id, context: NO_CONTEXT };
+  }
 
-    const memories = rankMemories(row.memories.map(toRetrievedMemory), new Date(), this.config.ranking).slice(
-      0,
-      this.config.context.maxMemories,
+  /**
+   * What the proxy would inject for this question into a chat of the profile (with the configured trait
+   * schemas), and why: the traits and the scored memories it carries. `maxMemories` replaces
+   * CONTEXT_MAX_MEMORIES. Reading it does not count as using the memories.
+   */
+  async forQuestion(pathId: string, question: string, maxMemories?: number): Promise<ExplainedContext> {
+    const profile = await this.profiles.resolve(pathId);
+    const built = await this.build(
+      { id: profile.id },
+      this.schemas.all(),
+      question,
+      maxMemories ?? this.config.context.maxMemories,
     );
-    const context = buildContextText(
-      { summary: row.summary, traits: injectableTraits(row.traits, schemas), memories },
-      this.config.context,
-    );
-    return { profileId: row.id, context };
+    return built ?? { context: NO_CONTEXT, traits: [], memories: [] };
   }
 
   /**
@@ -80,28 +108,68 @@ export class ContextService {
     query: string,
     limit: number,
     signal?: AbortSignal,
-  ): Promise<Array<{ memory: RetrievedMemory; score: number }>> {
+  ): Promise<ScoredMemory[]> {
     const vector = await this.semantic.embedQuestion(query, signal);
-    const [row] = await this.loadProfile(userId, query, Math.max(CANDIDATES_PER_SOURCE, limit), vector);
-    if (!row) return [];
+    const [row] = await this.loadProfile(
+      { externalId: userId },
+      query,
+      Math.max(CANDIDATES_PER_SOURCE, limit),
+      vector,
+    );
+    return row ? this.rank(row).slice(0, limit) : [];
+  }
+
+  private async build(
+    profile: ProfileKey,
+    schemas: TraitSchema[],
+    question: string,
+    maxMemories: number,
+    signal?: AbortSignal,
+  ): Promise<(ExplainedContext & { profileId: string }) | null> {
+    const perSource = maxMemories > 0 ? Math.max(CANDIDATES_PER_SOURCE, maxMemories) : 0;
+    const vector = perSource > 0 ? await this.semantic.embedQuestion(question, signal) : null;
+    const [row] = await this.loadProfile(profile, question, perSource, vector);
+    if (!row) return null;
+    const ranked = this.rank(row).slice(0, maxMemories);
+    const context = buildContextText(
+      { summary: row.summary, traits: injectableTraits(row.traits, schemas), memories: ranked },
+      { maxMemories, maxChars: this.config.context.maxChars },
+    );
+    const carried = new Set(context.memoryIds);
+    const traitKeys = new Set(context.traitKeys);
+    return {
+      profileId: row.id,
+      context,
+      traits: row.traits.filter((trait) => traitKeys.has(trait.key)),
+      memories: ranked.filter((memory) => carried.has(memory.id)),
+    };
+  }
+
+  private rank(row: ChatProfileRow): ScoredMemory[] {
     const candidates = row.memories.map(toRetrievedMemory);
-    return scoreAndRankMemories(candidates, new Date(), this.config.ranking).slice(0, limit);
+    return scoreAndRankMemories(candidates, new Date(), this.config.ranking).map(({ memory, score }) => ({
+      ...memory,
+      score,
+    }));
   }
 
   /** The profile, its traits and its memory candidates, in one prepared statement per ranking mode. */
   private loadProfile(
-    userId: string,
+    profile: ProfileKey,
     question: string,
     perSource: number,
     vector: QuestionVector | null,
   ): Promise<ChatProfileRow[]> {
     const semantic = vector ? { vector: '$5', model: '$6', dimensions: '$7' } : undefined;
     const text = question.slice(0, MAX_QUESTION_CHARS).replaceAll('\u0000', '');
-    const values: unknown[] = [userId, text, perSource, namesIn(text)];
+    const byId = 'id' in profile;
+    const values: unknown[] = [byId ? profile.id : profile.externalId, text, perSource, namesIn(text)];
     if (vector) values.push(vector.literal, vector.model, vector.dimensions);
+    // One prepared statement per way of naming the profile and per ranking mode.
+    const name = `${byId ? 'id' : 'user'}-${vector ? 'semantic' : 'words'}`;
     return this.statements.query<ChatProfileRow>(
-      vector ? 'chat-context-semantic-v2' : 'chat-context-v6',
-      `WITH profile AS (SELECT id, summary FROM profiles WHERE external_id = $1),
+      `chat-context-v7-${name}`,
+      `WITH profile AS (SELECT id, summary FROM profiles WHERE ${byId ? 'id = $1::uuid' : 'external_id = $1'}),
        ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$4::text[]', '$3', semantic)}
        SELECT p.id, p.summary,
          (SELECT coalesce(json_agg(json_build_object('key', t.key, 'value', t.value) ORDER BY t.key), '[]'::json)

@@ -1,5 +1,3 @@
-import { ChatMessage } from './chat-request';
-
 export interface ContextTrait {
   key: string;
   template: string;
@@ -11,6 +9,8 @@ export interface ContextMemory {
   id: string;
   content: string;
   type: string;
+  /** When it was said or learnt: the model can tell old from new, and answer "when". */
+  createdAt: Date;
 }
 
 export interface ContextBudget {
@@ -30,7 +30,11 @@ const OPENING =
 const CLOSING = '[End of user profile]';
 
 /**
- * The injected text. Its order is fixed (summary, traits by priority, then memories in rank order) so
+ * The injected text, framed as data between an opening and a closing marker. Stored text (summary,
+ * traits, memories) is written by users and extractors, so it is neutralised before it goes in: square
+ * brackets, and the characters that look like them, become parentheses, so nothing inside can read as
+ * one of the frame's markers and the closing marker occurs exactly once. Each memory line starts with
+ * the day it was said or learnt (UTC). Its order is fixed (summary, traits by priority, then memories in rank order) so
  * that the stable part comes first and providers' prompt caches can reuse the prefix. Memories that do
  * not fit the budget are left out; traits and summary are cut only if they alone exceed it.
  */
@@ -39,14 +43,14 @@ export function buildContextText(
   budget: ContextBudget,
 ): BuiltContext {
   const lines: string[] = [OPENING];
-  const summary = oneLine(input.summary);
+  const summary = asData(input.summary);
   if (summary) lines.push(`Summary: ${summary}`);
 
   const traits = [...input.traits].sort((a, b) => b.priority - a.priority || a.key.localeCompare(b.key));
   const traitKeys: string[] = [];
   if (traits.length > 0) lines.push('Traits:');
   for (const trait of traits) {
-    lines.push(`- ${oneLine(renderTemplate(trait.template, trait.value))}`);
+    lines.push(`- ${asData(renderTemplate(trait.template, trait.value))}`);
     traitKeys.push(trait.key);
   }
 
@@ -54,7 +58,7 @@ export function buildContextText(
   let length = lines.join('\n').length + CLOSING.length + 1;
   const memoryLines: string[] = [];
   for (const memory of input.memories.slice(0, budget.maxMemories)) {
-    const line = `- (${memory.type}) ${oneLine(memory.content)}`;
+    const line = `- ${memory.createdAt.toISOString().slice(0, 10)} (${memory.type}) ${asData(memory.content)}`;
     const extra = line.length + 1 + (memoryLines.length === 0 ? 'Memories:'.length + 1 : 0);
     if (length + extra > budget.maxChars) break;
     memoryLines.push(line);
@@ -82,20 +86,15 @@ export function renderTemplate(template: string, value: unknown): string {
   return template.split('{{value}}').join(rendered);
 }
 
-/** Adds the context to the first system or developer message, or puts a system message first. */
-export function injectContext(messages: ChatMessage[], context: string): ChatMessage[] {
-  if (!context) return messages;
-  const index = messages.findIndex((m) => m.role === 'system' || m.role === 'developer');
-  if (index === -1) return [{ role: 'system', content: context }, ...messages];
-  const target = messages[index];
-  const content = target.content;
-  const injected: ChatMessage =
-    typeof content === 'string'
-      ? { ...target, content: content ? `${content}\n\n${context}` : context }
-      : { ...target, content: [...(Array.isArray(content) ? content : []), { type: 'text', text: context }] };
-  return messages.map((message, i) => (i === index ? injected : message));
-}
+/** Brackets of every script and width, which a model may read as the frame's own. */
+const BRACKET_LOOKALIKES: Array<[RegExp, string]> = [
+  [/[[［⁅〚⟦【〔〖〘⦋⦍⦏﹇]/g, '('],
+  [/[\]］⁆〛⟧】〕〗〙⦌⦎⦐﹈]/g, ')'],
+];
 
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+/** Stored text as one line of data: white space collapsed, nothing that reads as a frame marker. */
+export function asData(text: string): string {
+  let line = text.replace(/\s+/g, ' ').trim();
+  for (const [brackets, replacement] of BRACKET_LOOKALIKES) line = line.replace(brackets, replacement);
+  return line;
 }
