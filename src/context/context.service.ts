@@ -168,7 +168,7 @@ export class ContextService {
     // One prepared statement per way of naming the profile and per ranking mode.
     const name = `${byId ? 'id' : 'user'}-${vector ? 'semantic' : 'words'}`;
     return this.statements.query<ChatProfileRow>(
-      `chat-context-v7-${name}`,
+      `chat-context-v8-${name}`,
       `WITH profile AS (SELECT id, summary FROM profiles WHERE ${byId ? 'id = $1::uuid' : 'external_id = $1'}),
        ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$4::text[]', '$3', semantic)}
        SELECT p.id, p.summary,
@@ -179,7 +179,8 @@ export class ContextService {
                    'decay_factor', m.decay_factor, 'created_at', m.created_at,
                    'last_accessed_at', m.last_accessed_at, 'text_rank', c.text_rank,
                    'vector_similarity', c.vector_similarity)), '[]'::json)
-          FROM candidates c JOIN memories m ON m.id = c.id AND m.profile_id = p.id) AS memories
+          FROM candidates c
+          JOIN memories m ON m.id = c.id AND m.profile_id = p.id AND m.superseded_at IS NULL) AS memories
        FROM profile p`,
       values,
     );

@@ -11,6 +11,7 @@ import { MessageTraitOverrides1763800000000 } from './migrations/1763800000000-m
 import { MemoryDecayProgress1763900000000 } from './migrations/1763900000000-memory-decay-progress';
 import { MemoryEmbeddings1764100000000 } from './migrations/1764100000000-memory-embeddings';
 import { MemoryExactWords1764200000000 } from './migrations/1764200000000-memory-exact-words';
+import { MemoryRevision1764400000000 } from './migrations/1764400000000-memory-revision';
 import { WorkLeases1764310000000 } from './migrations/1764310000000-work-leases';
 import { EmbeddedDatabase } from './embedded-database';
 
@@ -26,6 +27,7 @@ export const MIGRATIONS = [
   MemoryEmbeddings1764100000000,
   MemoryExactWords1764200000000,
   WorkLeases1764310000000,
+  MemoryRevision1764400000000,
 ];
 
 /**

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { HistorySource, NewHistoryEntry, ProfileHistory } from '../history/profile-history';
 import { TraitSchema } from '../traits/trait-schema';
 import { ExtractedTrait } from './extraction-types';
 import { planTraitWrite, StoredTrait } from './trait-merge';
@@ -22,15 +23,21 @@ interface StoredRow {
   source_message_ids: string[];
 }
 
-/** Writes extracted traits of one profile following `planTraitWrite`, inside the caller's transaction. */
+/**
+ * Writes extracted traits of one profile following `planTraitWrite`, inside the caller's transaction,
+ * and records each change in the profile's history.
+ */
 @Injectable()
 export class ExtractedTraitWriter {
+  constructor(private readonly history: ProfileHistory) {}
+
   async write(
     manager: EntityManager,
     profileId: string,
     traits: ExtractedTrait[],
     schemas: readonly TraitSchema[],
     sourceMessageIds: string[],
+    source: HistorySource,
   ): Promise<WrittenTrait[]> {
     // Two applies to one profile (ingest and a worker, two instances) would each merge a list trait
     // with what they read; taking turns makes every merge see the one before.
@@ -56,6 +63,7 @@ export class ExtractedTraitWriter {
     );
 
     const written: WrittenTrait[] = [];
+    const changes: NewHistoryEntry[] = [];
     for (const trait of wanted) {
       const schema = schemasByKey.get(trait.key)!;
       const plan = planTraitWrite(stored.get(trait.key), trait, schema, sourceMessageIds);
@@ -82,7 +90,18 @@ export class ExtractedTraitWriter {
       );
       if (upserted.length === 0) continue;
       written.push({ key: trait.key, value: plan.value, confidence: plan.confidence, action: plan.action });
+      const before = stored.get(trait.key);
+      changes.push({
+        subject: 'trait',
+        subjectKey: trait.key,
+        change: plan.action === 'create' ? 'created' : 'updated',
+        oldValue: before ? { value: before.value, confidence: before.confidence } : null,
+        newValue: { value: plan.value, confidence: plan.confidence },
+        source,
+        sourceMessageIds,
+      });
     }
+    await this.history.record(manager, profileId, changes);
     return written;
   }
 }

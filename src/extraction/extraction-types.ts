@@ -16,6 +16,8 @@ export interface ExtractedMemory {
   type: MemoryType;
   /** 0..1 */
   importance: number;
+  /** The kind of single-valued fact it states: it supersedes the profile's current one of that kind. */
+  factKey?: string | null;
 }
 
 export interface ExtractionResult {

@@ -194,7 +194,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
       );
       const applied = await this.dataSource.transaction(async (manager) => {
         if (!(await this.queue.complete(manager, batch))) throw new BatchTakenError();
-        return this.extraction.apply(manager, batch.profileId, result, schemas, sourceIds);
+        return this.extraction.apply(manager, batch.profileId, result, schemas, sourceIds, 'extraction');
       });
       this.extraction.announce(batch.profileId, applied);
       return applied.changed ? 'changed' : 'unchanged';

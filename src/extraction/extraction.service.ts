@@ -100,11 +100,24 @@ export class ExtractionService {
     result: ExtractionResult,
     schemas: readonly TraitSchema[],
     sourceMessageIds: string[],
+    source: 'extraction' | 'ingest',
   ): Promise<AppliedExtraction> {
-    const traits = await this.traitWriter.write(manager, profileId, result.traits, schemas, sourceMessageIds);
+    const traits = await this.traitWriter.write(
+      manager,
+      profileId,
+      result.traits,
+      schemas,
+      sourceMessageIds,
+      source,
+    );
     const createdMemories: MemoryEntity[] = [];
     for (const memory of result.memories) {
-      const stored = await this.memories.remember(manager, profileId, { ...memory, sourceMessageIds });
+      const stored = await this.memories.remember(
+        manager,
+        profileId,
+        { ...memory, sourceMessageIds },
+        source,
+      );
       if (stored.created) createdMemories.push(stored.memory);
     }
     return { traits, createdMemories, changed: traits.length > 0 || createdMemories.length > 0 };

@@ -1,3 +1,5 @@
+import { factKindOf } from './heuristic-fact-kinds';
+import { toThirdPerson } from './third-person';
 import { DEFAULT_TRAIT_SCHEMAS } from '../traits/default-trait-schemas';
 import { TraitSchema } from '../traits/trait-schema';
 import { checkTraitValue } from '../traits/trait-value';
@@ -164,8 +166,18 @@ describe('extractHeuristically', () => {
     const result = extractHeuristically(text, DEFAULT_TRAIT_SCHEMAS);
 
     expect(Object.fromEntries(result.traits.map((trait) => [trait.key, trait.value]))).toEqual(traits);
+    // the content is the sentence about the user (third-person.spec.ts), with its kind of fact if any
     expect(result.memories).toEqual(
-      memory === undefined ? [] : [{ content: text, type: memory, importance: expect.any(Number) }],
+      memory === undefined
+        ? []
+        : [
+            {
+              content: toThirdPerson(text),
+              type: memory,
+              importance: expect.any(Number),
+              factKey: factKindOf(text),
+            },
+          ],
     );
   });
 
@@ -201,8 +213,8 @@ describe('extractHeuristically', () => {
       { key: 'current_goals', value: ['learn Python'], confidence: 0.8 },
     ]);
     expect(result.memories.map((memory) => memory.content)).toEqual([
-      'I live in Lisbon and I love surfing.',
-      "I'm trying to learn Python.",
+      'User lives in Lisbon and the user loves surfing.',
+      'User is trying to learn Python.',
     ]);
   });
 
@@ -234,7 +246,9 @@ describe('extractHeuristically', () => {
       DEFAULT_TRAIT_SCHEMAS,
     );
 
-    expect(result.memories).toEqual([{ content: 'I have two kids.', type: 'fact', importance: 0.8 }]);
+    expect(result.memories).toEqual([
+      { content: 'User has two kids.', type: 'fact', importance: 0.8, factKey: null },
+    ]);
   });
 
   it('caps the number of memories from one text', () => {
@@ -248,7 +262,7 @@ describe('extractHeuristically', () => {
     const result = extractHeuristically(text, DEFAULT_TRAIT_SCHEMAS);
 
     expect(result.traits).toEqual([]);
-    expect(result.memories.map((memory) => memory.content)).toEqual(['I work at Acme.']);
+    expect(result.memories.map((memory) => memory.content)).toEqual(['User works at Acme.']);
   });
 
   describe('schemas', () => {
@@ -269,7 +283,7 @@ describe('extractHeuristically', () => {
       const result = extractHeuristically(text, [disabled]);
 
       expect(result.traits).toEqual([]);
-      expect(result.memories.map((memory) => memory.content)).toContain('I have two kids.');
+      expect(result.memories.map((memory) => memory.content)).toContain('User has two kids.');
     });
 
     it('drops values that fail the schema', () => {
@@ -313,7 +327,9 @@ describe('extractHeuristically', () => {
       const result = extractHeuristically(`I live in${' \t'.repeat(50_000)}Berlin.`, DEFAULT_TRAIT_SCHEMAS);
 
       expect(result.traits).toEqual([{ key: 'timezone', value: 'Berlin', confidence: 0.9 }]);
-      expect(result.memories).toEqual([{ content: 'I live in Berlin.', type: 'fact', importance: 0.6 }]);
+      expect(result.memories).toEqual([
+        { content: 'User lives in Berlin.', type: 'fact', importance: 0.6, factKey: 'location' },
+      ]);
     });
 
     it.each([

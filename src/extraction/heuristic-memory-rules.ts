@@ -1,4 +1,5 @@
 import { ExtractedMemory, MemoryType } from './extraction-types';
+import { factKindOf } from './heuristic-fact-kinds';
 import {
   CONTEXT_NOUNS,
   HIGH_IMPORTANCE_WORDS,
@@ -10,6 +11,7 @@ import {
 } from './heuristic-lexicon';
 import { AnalysedSentence, isNegation } from './heuristic-sentences';
 import { CONVERSATIONAL_VERBS } from './heuristic-value-readers';
+import { toThirdPerson } from './third-person';
 
 /** Longer sentences are not kept as memories: a memory should be one plain statement. */
 export const MAX_MEMORY_SENTENCE_LENGTH = 300;
@@ -93,7 +95,8 @@ const KEY_FACT_NOUNS = new Set(['birthday', 'age']);
  * The memory a sentence makes, or undefined. A memory is a plain first-person statement ("I have two
  * kids", "I prefer tea", "yesterday I ran a marathon", "my sister lives in Rome"); questions,
  * hypotheticals, requests, anything addressed to the assistant and sentences about others are not.
- * The content is the sentence as written (trimmed), not rewritten in the third person.
+ * The content is the sentence rewritten about the user ("User lives in Lisbon"); a single-valued fact
+ * (where they live, work, ...) carries its kind, so that a newer one supersedes it.
  */
 export function classifyMemory(sentence: AnalysedSentence): ExtractedMemory | undefined {
   if (sentence.original.length > MAX_MEMORY_SENTENCE_LENGTH) return undefined;
@@ -113,7 +116,12 @@ export function classifyMemory(sentence: AnalysedSentence): ExtractedMemory | un
   const base = classified.importance ?? BASE_IMPORTANCE[type];
   const boosted = words.some((word) => HIGH_IMPORTANCE_WORDS.has(word)) ? base + IMPORTANCE_BOOST : base;
   const importance = Math.min(MAX_HEURISTIC_IMPORTANCE, Math.round(boosted * 10) / 10);
-  return { content: sentence.original, type, importance };
+  return {
+    content: toThirdPerson(sentence.original),
+    type,
+    importance,
+    factKey: factKindOf(sentence.original),
+  };
 }
 
 interface Classification {

@@ -53,7 +53,7 @@ export class IngestService {
         );
       });
     const applied = await this.dataSource.transaction((manager) =>
-      this.extraction.apply(manager, profile.id, result, schemas, []),
+      this.extraction.apply(manager, profile.id, result, schemas, [], 'ingest'),
     );
     this.extraction.announce(profile.id, applied);
     // The profile row itself changes only when a new summary is written.

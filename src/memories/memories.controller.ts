@@ -1,6 +1,7 @@
-import { Body, Controller, Delete, Get, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpStatus, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
+  ApiConflictResponse,
   ApiCreatedResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -12,15 +13,18 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import { RequiresApiKey } from '../common/public.decorator';
 import { SuccessResponseDto } from '../common/success-response.dto';
 import { PROFILE_ID_PARAM } from '../profiles/profiles.controller';
-import { CreateMemoryDto, ListMemoriesQueryDto } from './dto/memory-request.dto';
+import { HistoryResponseDto, toHistoryEntryDto } from '../history/history-entry.dto';
+import { CreateMemoryDto, ListMemoriesQueryDto, UpdateMemoryDto } from './dto/memory-request.dto';
 import { MemoryListResponseDto, MemoryResponseDto, toMemoryDto } from './dto/memory-response.dto';
 import { MemoriesService } from './memories.service';
+
+const MEMORY_ID_PARAM = { name: 'memoryId', format: 'uuid' } as const;
 
 @ApiTags('memories')
 @RequiresApiKey()
 @ApiParam(PROFILE_ID_PARAM)
 @ApiNotFoundResponse({
-  description: '`profile_not_found` (or `memory_not_found` on delete)',
+  description: '`profile_not_found`, `memory_not_found`',
   type: ErrorResponseDto,
 })
 @Controller('api/profiles/:id/memories')
@@ -35,7 +39,12 @@ export class MemoriesController {
     @Param('id') id: string,
     @Query() query: ListMemoriesQueryDto,
   ): Promise<MemoryListResponseDto> {
-    return { memories: (await this.memories.list(id, query)).map(toMemoryDto) };
+    const memories = await this.memories.list(id, {
+      type: query.type,
+      limit: query.limit,
+      includeSuperseded: query.include === 'superseded',
+    });
+    return { memories: memories.map(toMemoryDto) };
   }
 
   /**
@@ -59,9 +68,46 @@ export class MemoriesController {
     return { memory: toMemoryDto(memory) };
   }
 
+  /** One memory of this profile, current or superseded. */
+  @Get(':memoryId')
+  @ApiParam(MEMORY_ID_PARAM)
+  @ApiOkResponse({ type: MemoryResponseDto })
+  async getMemory(@Param('id') id: string, @Param('memoryId') memoryId: string): Promise<MemoryResponseDto> {
+    return { memory: toMemoryDto(await this.memories.get(id, memoryId)) };
+  }
+
+  /** Change a memory's content, type or importance by hand; the change is kept in its history. */
+  @Patch(':memoryId')
+  @ApiParam(MEMORY_ID_PARAM)
+  @ApiOkResponse({ type: MemoryResponseDto })
+  @ApiBadRequestResponse({
+    description:
+      '`invalid_content`, `invalid_memory_type`, `invalid_importance`, `empty_update`, `unknown_field`',
+    type: ErrorResponseDto,
+  })
+  @ApiConflictResponse({ description: '`duplicate_memory`', type: ErrorResponseDto })
+  async updateMemory(
+    @Param('id') id: string,
+    @Param('memoryId') memoryId: string,
+    @Body() body: UpdateMemoryDto,
+  ): Promise<MemoryResponseDto> {
+    return { memory: toMemoryDto(await this.memories.update(id, memoryId, body)) };
+  }
+
+  /** Every change of a memory, newest first: created, updated, superseded, reinforced, deleted. */
+  @Get(':memoryId/history')
+  @ApiParam(MEMORY_ID_PARAM)
+  @ApiOkResponse({ type: HistoryResponseDto })
+  async getMemoryHistory(
+    @Param('id') id: string,
+    @Param('memoryId') memoryId: string,
+  ): Promise<HistoryResponseDto> {
+    return { history: (await this.memories.historyOf(id, memoryId)).map(toHistoryEntryDto) };
+  }
+
   /** Delete a memory of this profile. */
   @Delete(':memoryId')
-  @ApiParam({ name: 'memoryId', format: 'uuid' })
+  @ApiParam(MEMORY_ID_PARAM)
   @ApiOkResponse({ type: SuccessResponseDto })
   async deleteMemory(
     @Param('id') id: string,

@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiError, truncate } from '../common/api-error';
 import { UUID_PATTERN } from '../common/iso';
 import { memoryContentHash } from '../extraction/memory-content';
+import { HistoryEntry, HistorySource, NewHistoryEntry, ProfileHistory } from '../history/profile-history';
 import { ProfilesService } from '../profiles/profiles.service';
 import { MEMORIES_STORED, MemoriesStoredEvent } from './memory-events';
 import { MemoryEntity, MemoryType } from './memory.entity';
@@ -16,24 +17,58 @@ export interface NewMemory {
   type: MemoryType;
   importance: number;
   sourceMessageIds?: string[];
+  /** The kind of single-valued fact it states (`location`, ...): it supersedes the current one of that kind. */
+  factKey?: string | null;
 }
+
+export interface MemoryChanges {
+  content?: string;
+  type?: MemoryType;
+  importance?: number;
+}
+
+export interface StoredMemory {
+  memory: MemoryEntity;
+  created: boolean;
+  /** The memories it replaced (single-valued facts of the same kind). */
+  superseded: MemoryEntity[];
+}
+
+/** A memory's value as its history keeps it. */
+function valueOf(memory: Pick<MemoryEntity, 'content' | 'type' | 'importance'>) {
+  return { content: memory.content, type: memory.type, importance: memory.importance };
+}
+
+/** PostgreSQL's unique_violation: another memory of the profile has this content. */
+const UNIQUE_VIOLATION = '23505';
+
+const RETURNED_COLUMNS = `id, profile_id, content, content_hash, type, importance, decay_factor, source_message_ids,
+  created_at, last_accessed_at, superseded_by, superseded_at, confirmed_at, fact_key`;
 
 @Injectable()
 export class MemoriesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly profiles: ProfilesService,
+    private readonly history: ProfileHistory,
     private readonly events: EventEmitter2,
   ) {}
 
-  /** Memories by `importance × decayFactor`, then newest first. */
-  async list(profilePathId: string, query: { type?: MemoryType; limit: number }): Promise<MemoryEntity[]> {
+  /**
+   * Current memories by `importance × decayFactor`, then newest first; superseded ones only with
+   * `includeSuperseded`.
+   */
+  async list(
+    profilePathId: string,
+    query: { type?: MemoryType; limit: number; includeSuperseded?: boolean },
+  ): Promise<MemoryEntity[]> {
     const profile = await this.profiles.resolve(profilePathId);
     const qb = this.dataSource
       .getRepository(MemoryEntity)
       .createQueryBuilder('m')
       .where('m.profile_id = :profileId', { profileId: profile.id });
     if (query.type) qb.andWhere('m.type = :type', { type: query.type });
+    if (!query.includeSuperseded) qb.andWhere('m.superseded_at IS NULL');
     return qb
       .orderBy('m.importance * m.decay_factor', 'DESC')
       .addOrderBy('m.created_at', 'DESC')
@@ -42,15 +77,67 @@ export class MemoriesService {
       .getMany();
   }
 
-  /** Creates a memory by hand; see `remember` for what happens to a repeat. */
-  async create(
-    profilePathId: string,
-    memory: NewMemory,
-  ): Promise<{ memory: MemoryEntity; created: boolean }> {
+  async get(profilePathId: string, memoryId: string): Promise<MemoryEntity> {
     const profile = await this.profiles.resolve(profilePathId);
-    const stored = await this.remember(this.dataSource.manager, profile.id, memory);
+    return this.find(this.dataSource.manager, profile.id, memoryId);
+  }
+
+  /** Creates a memory by hand; see `remember` for what happens to a repeat. */
+  async create(profilePathId: string, memory: NewMemory): Promise<StoredMemory> {
+    const profile = await this.profiles.resolve(profilePathId);
+    const stored = await this.dataSource.transaction((manager) =>
+      this.remember(manager, profile.id, memory, 'api'),
+    );
     if (stored.created) this.announceStored(profile.id, [stored.memory]);
     return stored;
+  }
+
+  /** Changes a memory by hand; the change is recorded with the old and the new value. */
+  async update(profilePathId: string, memoryId: string, changes: MemoryChanges): Promise<MemoryEntity> {
+    if (changes.content === undefined && changes.type === undefined && changes.importance === undefined) {
+      throw new ApiError(
+        HttpStatus.BAD_REQUEST,
+        'empty_update',
+        'Send content, type or importance to change.',
+      );
+    }
+    const profile = await this.profiles.resolve(profilePathId);
+    const updated = await this.dataSource.transaction(async (manager) => {
+      const current = await this.find(manager, profile.id, memoryId, { lock: true });
+      const next = {
+        content: changes.content?.trim() ?? current.content,
+        type: changes.type ?? current.type,
+        importance: changes.importance ?? current.importance,
+      };
+      const rows: StoredMemoryRow[] = await manager
+        .query(
+          `UPDATE memories SET content = $3, content_hash = $4, type = $5, importance = $6
+           WHERE id = $1 AND profile_id = $2 RETURNING ${RETURNED_COLUMNS}`,
+          [current.id, profile.id, next.content, memoryContentHash(next.content), next.type, next.importance],
+        )
+        .catch((error: unknown) => {
+          if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+          throw new ApiError(
+            HttpStatus.CONFLICT,
+            'duplicate_memory',
+            'The profile already has a memory with this content.',
+            'content',
+          );
+        });
+      await this.history.record(manager, profile.id, [
+        {
+          subject: 'memory',
+          subjectKey: current.id,
+          change: 'updated',
+          oldValue: valueOf(current),
+          newValue: next,
+          source: 'api',
+        },
+      ]);
+      return toEntity(manager, rows[0]);
+    });
+    if (changes.content !== undefined) this.announceStored(profile.id, [updated]);
+    return updated;
   }
 
   /** Tells the rest of the service (embeddings) about new memories, once they are committed. */
@@ -61,65 +148,146 @@ export class MemoriesService {
   }
 
   /**
-   * Stores a memory unless the profile already has one with the same normalised content; a repeat does
-   * not add a row but raises the stored importance to the larger of the two and refreshes its decay.
+   * Stores a memory unless the profile already has one with the same normalised content: a repeat
+   * adds no row but reinforces the stored one (importance raised to the larger of the two, decay reset,
+   * `confirmedAt` set). A memory with a `factKey` is the current fact of its kind: it supersedes the
+   * profile's other current memory of that kind (kept, with `supersededBy`, never injected again).
+   * Every change is recorded in the history with its source.
    */
   async remember(
     manager: EntityManager,
     profileId: string,
     memory: NewMemory,
-  ): Promise<{ memory: MemoryEntity; created: boolean }> {
-    const rows: Array<StoredMemoryRow & { created: boolean }> = await manager.query(
-      `INSERT INTO memories (profile_id, content, content_hash, type, importance, source_message_ids)
-       VALUES ($1, $2, $3, $4, $5, $6::uuid[])
+    source: HistorySource,
+  ): Promise<StoredMemory> {
+    const factKey = memory.factKey ?? null;
+    const rows: Array<StoredMemoryRow & { created: boolean; was: StoredMemoryRow | null }> =
+      await manager.query(
+        `WITH previous AS (
+         SELECT content, type, importance FROM memories WHERE profile_id = $1 AND content_hash = $3
+       )
+       INSERT INTO memories (profile_id, content, content_hash, type, importance, source_message_ids, fact_key)
+       VALUES ($1, $2, $3, $4, $5, $6::uuid[], $7)
        ON CONFLICT (profile_id, content_hash) DO UPDATE
          SET importance = GREATEST(memories.importance, EXCLUDED.importance),
              decay_factor = 1,
+             confirmed_at = now(),
+             fact_key = coalesce(EXCLUDED.fact_key, memories.fact_key),
+             superseded_by = CASE WHEN EXCLUDED.fact_key IS NULL THEN memories.superseded_by END,
+             superseded_at = CASE WHEN EXCLUDED.fact_key IS NULL THEN memories.superseded_at END,
              source_message_ids = ARRAY(
                SELECT DISTINCT unnest(memories.source_message_ids || EXCLUDED.source_message_ids))
-       RETURNING id, profile_id, content, content_hash, type, importance, decay_factor, source_message_ids,
-                 created_at, last_accessed_at, (xmax = 0) AS created`,
-      [
-        profileId,
-        memory.content.trim(),
-        memoryContentHash(memory.content),
-        memory.type,
-        memory.importance,
-        memory.sourceMessageIds ?? [],
-      ],
-    );
+       RETURNING ${RETURNED_COLUMNS}, (xmax = 0) AS created, (SELECT row_to_json(p) FROM previous p) AS was`,
+        [
+          profileId,
+          memory.content.trim(),
+          memoryContentHash(memory.content),
+          memory.type,
+          memory.importance,
+          memory.sourceMessageIds ?? [],
+          factKey,
+        ],
+      );
     const row = rows[0];
-    const stored = manager.create(MemoryEntity, {
-      id: row.id,
-      profileId: row.profile_id,
-      content: row.content,
-      contentHash: row.content_hash,
-      type: row.type,
-      importance: row.importance,
-      decayFactor: row.decay_factor,
-      sourceMessageIds: row.source_message_ids,
-      createdAt: row.created_at,
-      lastAccessedAt: row.last_accessed_at,
-    });
-    return { memory: stored, created: row.created };
+    const stored = toEntity(manager, row);
+    const sourceMessageIds = memory.sourceMessageIds ?? [];
+    const entries: NewHistoryEntry[] = [
+      {
+        subject: 'memory',
+        subjectKey: stored.id,
+        change: row.created ? 'created' : 'reinforced',
+        oldValue: row.created || !row.was ? null : valueOf(row.was),
+        newValue: valueOf(stored),
+        source,
+        sourceMessageIds,
+      },
+    ];
+    const superseded =
+      factKey === null ? [] : await this.supersedeOthers(manager, profileId, stored, factKey);
+    for (const old of superseded) {
+      entries.push({
+        subject: 'memory',
+        subjectKey: old.id,
+        change: 'superseded',
+        oldValue: valueOf(old),
+        newValue: { supersededBy: stored.id, content: stored.content },
+        source,
+        sourceMessageIds,
+      });
+    }
+    await this.history.record(manager, profileId, entries);
+    return { memory: stored, created: row.created, superseded };
   }
 
   async delete(profilePathId: string, memoryId: string): Promise<void> {
     const profile = await this.profiles.resolve(profilePathId);
-    const notFound = new ApiError(
-      HttpStatus.NOT_FOUND,
-      'memory_not_found',
-      `Memory '${truncate(memoryId)}' does not exist in this profile.`,
+    await this.dataSource.transaction(async (manager) => {
+      const current = await this.find(manager, profile.id, memoryId, { lock: true });
+      await manager.query(`DELETE FROM memories WHERE id = $1 AND profile_id = $2`, [current.id, profile.id]);
+      await this.history.record(manager, profile.id, [
+        {
+          subject: 'memory',
+          subjectKey: current.id,
+          change: 'deleted',
+          oldValue: valueOf(current),
+          newValue: null,
+          source: 'api',
+        },
+      ]);
+    });
+  }
+
+  /** The changes of a memory, newest first; also of a deleted one, until its profile is deleted. */
+  async historyOf(profilePathId: string, memoryId: string): Promise<HistoryEntry[]> {
+    const profile = await this.profiles.resolve(profilePathId);
+    const entries = UUID_PATTERN.test(memoryId)
+      ? await this.history.of(profile.id, 'memory', memoryId.toLowerCase())
+      : [];
+    if (entries.length === 0) throw memoryNotFound(memoryId);
+    return entries;
+  }
+
+  private async supersedeOthers(
+    manager: EntityManager,
+    profileId: string,
+    current: MemoryEntity,
+    factKey: string,
+  ): Promise<MemoryEntity[]> {
+    const rows: StoredMemoryRow[] = await manager.query(
+      `UPDATE memories SET superseded_by = $3, superseded_at = now()
+       WHERE profile_id = $1 AND fact_key = $2 AND superseded_at IS NULL AND id <> $3
+       RETURNING ${RETURNED_COLUMNS}`,
+      [profileId, factKey, current.id],
     );
-    if (!UUID_PATTERN.test(memoryId)) throw notFound;
-    const result = await this.dataSource
-      .getRepository(MemoryEntity)
-      .delete({ id: memoryId, profileId: profile.id });
-    if (!result.affected) throw notFound;
+    return rows.map((row) => toEntity(manager, row));
+  }
+
+  /** The memory of this profile, else 404: an id of another profile's memory is not found here. */
+  private async find(
+    manager: EntityManager,
+    profileId: string,
+    memoryId: string,
+    options: { lock?: boolean } = {},
+  ): Promise<MemoryEntity> {
+    if (!UUID_PATTERN.test(memoryId)) throw memoryNotFound(memoryId);
+    const rows: StoredMemoryRow[] = await manager.query(
+      `SELECT ${RETURNED_COLUMNS} FROM memories WHERE id = $1 AND profile_id = $2${options.lock ? ' FOR UPDATE' : ''}`,
+      [memoryId, profileId],
+    );
+    if (rows.length === 0) throw memoryNotFound(memoryId);
+    return toEntity(manager, rows[0]);
   }
 }
 
-/** The columns `remember` returns, so that the stored memory needs no second read. */
+function memoryNotFound(memoryId: string): ApiError {
+  return new ApiError(
+    HttpStatus.NOT_FOUND,
+    'memory_not_found',
+    `Memory '${truncate(memoryId)}' does not exist in this profile.`,
+  );
+}
+
+/** The columns `remember` and friends return, so that a stored memory needs no second read. */
 interface StoredMemoryRow {
   id: string;
   profile_id: string;
@@ -129,6 +297,31 @@ interface StoredMemoryRow {
   importance: number;
   decay_factor: number;
   source_message_ids: string[];
-  created_at: Date;
-  last_accessed_at: Date | null;
+  created_at: Date | string;
+  last_accessed_at: Date | string | null;
+  superseded_by: string | null;
+  superseded_at: Date | string | null;
+  confirmed_at: Date | string | null;
+  fact_key: string | null;
+}
+
+const dateOrNull = (value: Date | string | null) => (value === null ? null : new Date(value));
+
+function toEntity(manager: EntityManager, row: StoredMemoryRow): MemoryEntity {
+  return manager.create(MemoryEntity, {
+    id: row.id,
+    profileId: row.profile_id,
+    content: row.content,
+    contentHash: row.content_hash,
+    type: row.type,
+    importance: row.importance,
+    decayFactor: row.decay_factor,
+    sourceMessageIds: row.source_message_ids,
+    createdAt: new Date(row.created_at),
+    lastAccessedAt: dateOrNull(row.last_accessed_at),
+    supersededBy: row.superseded_by,
+    supersededAt: dateOrNull(row.superseded_at),
+    confirmedAt: dateOrNull(row.confirmed_at),
+    factKey: row.fact_key,
+  });
 }

@@ -42,7 +42,7 @@ const CORPUS_SIZE = 10_000;
  * uncommon words (by all of them when every word is common), at most MATCH_POOL, and scored by all of
  * its words, each counted once per memory (memories are short: counting repeats took 45% longer for
  * 0.004 of LoCoMo recall). The most important and the most recent memories join the candidates
- * whatever the words. The cost is bounded by the caps, not by the size of the profile or the table.
+ * whatever the words. Superseded memories are never candidates. The cost is bounded by the caps, not by the size of the profile or the table.
  */
 export function memoryCandidatesSql(
   profileId: string,
@@ -83,6 +83,7 @@ export function memoryCandidatesSql(
     matched AS MATERIALIZED (
       SELECT m.id, m.search_vector FROM memories m, question q
       WHERE m.profile_id = ${profileId} AND q.query IS NOT NULL AND m.search_vector @@ q.query
+        AND m.superseded_at IS NULL
       LIMIT ${MATCH_POOL}
     ),
     hits AS (
@@ -105,11 +106,12 @@ export function memoryCandidatesSql(
       LIMIT ${perSource}
     ),
     important AS (
-      SELECT m.id FROM memories m WHERE m.profile_id = ${profileId}
+      SELECT m.id FROM memories m WHERE m.profile_id = ${profileId} AND m.superseded_at IS NULL
       ORDER BY m.importance * m.decay_factor DESC, m.created_at DESC LIMIT ${perSource}
     ),
     recent AS (
-      SELECT m.id FROM memories m WHERE m.profile_id = ${profileId} ORDER BY m.created_at DESC LIMIT ${perSource}
+      SELECT m.id FROM memories m WHERE m.profile_id = ${profileId} AND m.superseded_at IS NULL
+      ORDER BY m.created_at DESC LIMIT ${perSource}
     ),
     ${semantic ? nearestSql(profileId, perSource, semantic) : 'nearest (id, similarity) AS (SELECT NULL::uuid, NULL::float8 WHERE false)'},
     candidates AS (

@@ -36,4 +36,20 @@ export class MemoryEntity {
 
   @Column({ name: 'last_accessed_at', type: 'timestamptz', nullable: true })
   lastAccessedAt: Date | null;
+
+  /** The newer memory that replaced this one (null when none did, or it was deleted since). */
+  @Column({ name: 'superseded_by', type: 'uuid', nullable: true })
+  supersededBy: string | null;
+
+  /** When a newer memory replaced this one: from then on it is kept but never injected. */
+  @Column({ name: 'superseded_at', type: 'timestamptz', nullable: true })
+  supersededAt: Date | null;
+
+  /** When it was last said again (reinforced). */
+  @Column({ name: 'confirmed_at', type: 'timestamptz', nullable: true })
+  confirmedAt: Date | null;
+
+  /** The kind of single-valued fact it states (`location`, `employer`, ...): a newer one supersedes it. */
+  @Column({ name: 'fact_key', type: 'text', nullable: true })
+  factKey: string | null;
 }

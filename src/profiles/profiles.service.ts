@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, IsNull } from 'typeorm';
 import { profileNotFound } from '../common/api-error';
 import { UUID_PATTERN } from '../common/iso';
+import { HistoryEntry, ProfileHistory } from '../history/profile-history';
 import { MemoryEntity } from '../memories/memory.entity';
 import { MessageEntity } from '../messages/message.entity';
 import { TraitEntity } from '../traits/trait.entity';
@@ -27,6 +28,8 @@ export interface ProfileExport {
   traits: TraitEntity[];
   memories: MemoryEntity[];
   messages: MessageEntity[];
+  /** Every change of the profile's memories and traits, oldest first. */
+  history: HistoryEntry[];
   exportedAt: Date;
 }
 
@@ -38,7 +41,10 @@ export interface DeletedCounts {
 
 @Injectable()
 export class ProfilesService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly history: ProfileHistory,
+  ) {}
 
   private get profiles() {
     return this.dataSource.getRepository(ProfileEntity);
@@ -103,7 +109,7 @@ export class ProfilesService {
       .getRepository(TraitEntity)
       .find({ where: { profileId: profile.id }, order: { key: 'ASC' } });
     const recentMemories = await this.dataSource.getRepository(MemoryEntity).find({
-      where: { profileId: profile.id },
+      where: { profileId: profile.id, supersededAt: IsNull() },
       order: { createdAt: 'DESC', id: 'DESC' },
       take: RECENT_MEMORIES_IN_PROFILE,
     });
@@ -167,7 +173,8 @@ export class ProfilesService {
         where: { profileId: profile.id },
         order: { seq: 'ASC' },
       });
-      return { profile, traits, memories, messages, exportedAt: new Date() };
+      const history = await this.history.all(manager, profile.id);
+      return { profile, traits, memories, messages, history, exportedAt: new Date() };
     });
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiNotFoundResponse,
@@ -10,7 +10,8 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import { RequiresApiKey } from '../common/public.decorator';
 import { SuccessResponseDto } from '../common/success-response.dto';
 import { PROFILE_ID_PARAM } from '../profiles/profiles.controller';
-import { PutTraitDto } from './dto/put-trait.dto';
+import { HistoryResponseDto, toHistoryEntryDto } from '../history/history-entry.dto';
+import { PutTraitDto, RevertTraitDto } from './dto/put-trait.dto';
 import { TraitListResponseDto, TraitResponseDto, toTraitDto } from './dto/trait-response.dto';
 import { TraitsService } from './traits.service';
 
@@ -20,7 +21,7 @@ const TRAIT_KEY_PARAM = { name: 'key', description: '1 to 100 letters, digits, _
 @RequiresApiKey()
 @ApiParam(PROFILE_ID_PARAM)
 @ApiNotFoundResponse({
-  description: '`profile_not_found` (or `trait_not_found` on delete)',
+  description: '`profile_not_found`, `trait_not_found`, `history_not_found`',
   type: ErrorResponseDto,
 })
 @Controller('api/profiles/:id/traits')
@@ -48,6 +49,32 @@ export class TraitsController {
     @Body() body: PutTraitDto,
   ): Promise<TraitResponseDto> {
     return { trait: toTraitDto(await this.traits.putManual(id, key, body.value, body.confidence)) };
+  }
+
+  /** Every change of a trait, newest first; a deleted trait's history stays until the profile goes. */
+  @Get(':key/history')
+  @ApiParam(TRAIT_KEY_PARAM)
+  @ApiOkResponse({ type: HistoryResponseDto })
+  @ApiBadRequestResponse({ description: '`invalid_trait_key`', type: ErrorResponseDto })
+  async getTraitHistory(@Param('id') id: string, @Param('key') key: string): Promise<HistoryResponseDto> {
+    return { history: (await this.traits.historyOf(id, key)).map(toHistoryEntryDto) };
+  }
+
+  /** Set the trait back to the value of one of its history entries, as a manual change (recorded). */
+  @Post(':key/revert')
+  @HttpCode(HttpStatus.OK)
+  @ApiParam(TRAIT_KEY_PARAM)
+  @ApiOkResponse({ type: TraitResponseDto })
+  @ApiBadRequestResponse({
+    description: '`invalid_trait_key`, `invalid_history_id`, `unknown_field`',
+    type: ErrorResponseDto,
+  })
+  async revertTrait(
+    @Param('id') id: string,
+    @Param('key') key: string,
+    @Body() body: RevertTraitDto,
+  ): Promise<TraitResponseDto> {
+    return { trait: toTraitDto(await this.traits.revert(id, key, body.historyId)) };
   }
 
   /** Delete a trait. */

@@ -1,7 +1,8 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ApiError, invalidField, truncate } from '../common/api-error';
+import { HistoryEntry, ProfileHistory } from '../history/profile-history';
 import { ProfilesService } from '../profiles/profiles.service';
 import { TRAIT_KEY_PATTERN } from './trait-schema';
 import { TraitSchemaRegistry } from './trait-schema-registry';
@@ -16,6 +17,7 @@ export class TraitsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly profiles: ProfilesService,
     private readonly schemas: TraitSchemaRegistry,
+    private readonly history: ProfileHistory,
   ) {}
 
   private get traits() {
@@ -31,6 +33,76 @@ export class TraitsService {
   async putManual(profilePathId: string, key: string, value: unknown, confidence = 1): Promise<TraitEntity> {
     assertTraitKey(key);
     const profile = await this.profiles.resolve(profilePathId);
+    return this.dataSource.transaction((manager) =>
+      this.writeManual(manager, profile.id, key, value, confidence, null),
+    );
+  }
+
+  async delete(profilePathId: string, key: string): Promise<void> {
+    assertTraitKey(key);
+    const profile = await this.profiles.resolve(profilePathId);
+    await this.dataSource.transaction(async (manager) => {
+      const rows: Array<{ value: unknown; confidence: number }> = await manager.query(
+        `DELETE FROM traits WHERE profile_id = $1 AND key = $2 RETURNING value, confidence`,
+        [profile.id, key],
+      );
+      if (rows.length === 0) throw traitNotFound(key);
+      await this.history.record(manager, profile.id, [
+        {
+          subject: 'trait',
+          subjectKey: key,
+          change: 'deleted',
+          oldValue: { value: rows[0].value, confidence: rows[0].confidence },
+          newValue: null,
+          source: 'api',
+        },
+      ]);
+    });
+  }
+
+  /** The changes of a trait, newest first; also of a deleted one, until its profile is deleted. */
+  async historyOf(profilePathId: string, key: string): Promise<HistoryEntry[]> {
+    assertTraitKey(key);
+    const profile = await this.profiles.resolve(profilePathId);
+    const entries = await this.history.of(profile.id, 'trait', key);
+    if (entries.length === 0) throw traitNotFound(key);
+    return entries;
+  }
+
+  /**
+   * Sets the trait back to the value of one of its history entries (the value after that change, or
+   * before it for a deletion), as a manual change recorded as `reverted`.
+   */
+  async revert(profilePathId: string, key: string, historyId: string): Promise<TraitEntity> {
+    const entries = await this.historyOf(profilePathId, key);
+    const entry = entries.find((candidate) => candidate.id === historyId.toLowerCase());
+    if (!entry) {
+      throw new ApiError(
+        HttpStatus.NOT_FOUND,
+        'history_not_found',
+        `Trait '${truncate(key)}' has no history entry '${truncate(historyId)}'.`,
+      );
+    }
+    const restored = (entry.change === 'deleted' ? entry.oldValue : entry.newValue) as {
+      value?: unknown;
+    } | null;
+    if (!restored || restored.value === undefined) {
+      throw invalidField('historyId', 'invalid_history_id', 'That history entry holds no value to restore.');
+    }
+    const profile = await this.profiles.resolve(profilePathId);
+    return this.dataSource.transaction((manager) =>
+      this.writeManual(manager, profile.id, key, restored.value, 1, 'reverted'),
+    );
+  }
+
+  private async writeManual(
+    manager: EntityManager,
+    profileId: string,
+    key: string,
+    value: unknown,
+    confidence: number,
+    change: 'reverted' | null,
+  ): Promise<TraitEntity> {
     const schema = this.schemas.get(key);
     const valueType = schema?.valueType ?? inferValueType(value);
     const check = checkTraitValue({ valueType, enumValues: schema?.enumValues }, value);
@@ -40,34 +112,41 @@ export class TraitsService {
         'invalid_trait_value',
         `Invalid value for trait '${key}': ${check.reason}.`,
       );
-
-    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
-      `INSERT INTO traits (profile_id, key, value, value_type, category, confidence, source)
+    const rows: Array<{ id: string; old: { value: unknown; confidence: number } | null }> =
+      await manager.query(
+        `WITH old AS (SELECT value, confidence FROM traits WHERE profile_id = $1 AND key = $2 FOR UPDATE)
+       INSERT INTO traits (profile_id, key, value, value_type, category, confidence, source)
        VALUES ($1, $2, $3::jsonb, $4, $5, $6, 'manual')
        ON CONFLICT (profile_id, key) DO UPDATE
          SET value = EXCLUDED.value, value_type = EXCLUDED.value_type, category = EXCLUDED.category,
              confidence = EXCLUDED.confidence, source = 'manual', source_message_ids = '{}', updated_at = now()
-       RETURNING id`,
-      [
-        profile.id,
-        key,
-        JSON.stringify(check.value),
-        valueType,
-        schema?.category ?? CUSTOM_TRAIT_CATEGORY,
-        confidence,
-      ],
-    );
-    return this.traits.findOneByOrFail({ id: rows[0].id as string, profileId: profile.id });
+       RETURNING id, (SELECT row_to_json(o) FROM old o) AS old`,
+        [
+          profileId,
+          key,
+          JSON.stringify(check.value),
+          valueType,
+          schema?.category ?? CUSTOM_TRAIT_CATEGORY,
+          confidence,
+        ],
+      );
+    const { id, old } = rows[0];
+    await this.history.record(manager, profileId, [
+      {
+        subject: 'trait',
+        subjectKey: key,
+        change: change ?? (old ? 'updated' : 'created'),
+        oldValue: old,
+        newValue: { value: check.value, confidence },
+        source: 'api',
+      },
+    ]);
+    return manager.getRepository(TraitEntity).findOneByOrFail({ id, profileId });
   }
+}
 
-  async delete(profilePathId: string, key: string): Promise<void> {
-    assertTraitKey(key);
-    const profile = await this.profiles.resolve(profilePathId);
-    const result = await this.traits.delete({ profileId: profile.id, key });
-    if (!result.affected) {
-      throw new ApiError(HttpStatus.NOT_FOUND, 'trait_not_found', `Trait '${truncate(key)}' does not exist.`);
-    }
-  }
+function traitNotFound(key: string): ApiError {
+  return new ApiError(HttpStatus.NOT_FOUND, 'trait_not_found', `Trait '${truncate(key)}' does not exist.`);
 }
 
 function assertTraitKey(key: string): void {

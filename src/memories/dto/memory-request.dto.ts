@@ -19,6 +19,12 @@ export class ListMemoriesQueryDto {
   @ApiPropertyOptional({ type: Number, minimum: 0, default: 20, maximum: MAX_MEMORY_PAGE })
   @QueryInteger('invalid_limit', MAX_MEMORY_PAGE)
   limit: number = 20;
+
+  /** `superseded` lists the memories newer ones replaced, too. */
+  @ApiPropertyOptional({ enum: ['superseded'] })
+  @IsOptional()
+  @IsIn(['superseded'], { context: { code: 'invalid_include' }, message: 'include must be superseded' })
+  include?: 'superseded';
 }
 
 export class CreateMemoryDto {
@@ -36,4 +42,21 @@ export class CreateMemoryDto {
   @OptionalField()
   @UnitInterval('invalid_importance')
   importance: number = 0.5;
+}
+
+export class UpdateMemoryDto {
+  @ApiPropertyOptional({ maxLength: MAX_MEMORY_CONTENT_LENGTH })
+  @OptionalField()
+  @Text('invalid_content', MAX_MEMORY_CONTENT_LENGTH)
+  content?: string;
+
+  @ApiPropertyOptional({ enum: MEMORY_TYPES })
+  @OptionalField()
+  @IsIn(MEMORY_TYPES, { context: { code: 'invalid_memory_type' }, message: TYPE_MESSAGE })
+  type?: MemoryType;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 1, type: Number })
+  @OptionalField()
+  @UnitInterval('invalid_importance')
+  importance?: number;
 }

@@ -27,6 +27,14 @@ export class MemoryDto extends MemorySummaryDto {
 
   @ApiProperty({ format: 'date-time', nullable: true, type: String })
   lastAccessedAt: string | null;
+
+  /** The newer memory that replaced this one; null while it is current. */
+  @ApiProperty({ format: 'uuid', nullable: true, type: String })
+  supersededBy: string | null;
+
+  /** When a newer memory replaced it: it is kept, but never injected. */
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  supersededAt: string | null;
 }
 
 export class MemoryListResponseDto {
@@ -54,5 +62,7 @@ export function toMemoryDto(memory: MemoryEntity): MemoryDto {
     ...toMemorySummaryDto(memory),
     decayFactor: memory.decayFactor,
     lastAccessedAt: iso(memory.lastAccessedAt),
+    supersededBy: memory.supersededBy ?? null,
+    supersededAt: iso(memory.supersededAt ?? null),
   };
 }

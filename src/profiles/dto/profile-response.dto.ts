@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { iso } from '../../common/iso';
+import { HistoryEntryDto, toHistoryEntryDto } from '../../history/history-entry.dto';
 import { MemorySummaryDto, toMemorySummaryDto } from '../../memories/dto/memory-response.dto';
 import { MessageDto, toMessageDto } from '../../messages/dto/message-response.dto';
 import {
@@ -103,6 +104,10 @@ export class ProfileExportDto {
   @ApiProperty({ type: [MessageDto] })
   messages: MessageDto[];
 
+  /** Every change of the profile's memories and traits, oldest first. */
+  @ApiProperty({ type: [HistoryEntryDto] })
+  history: HistoryEntryDto[];
+
   @ApiProperty({ format: 'date-time' })
   exportedAt: string;
 }
@@ -146,6 +151,7 @@ export function toProfileExportDto(data: ProfileExport): ProfileExportDto {
     traits: data.traits.map(toExportedTraitDto),
     memories: data.memories.map(toMemorySummaryDto),
     messages: data.messages.map(toMessageDto),
+    history: data.history.map(toHistoryEntryDto),
     exportedAt: data.exportedAt.toISOString(),
   };
 }

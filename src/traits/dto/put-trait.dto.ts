@@ -1,6 +1,6 @@
 import { ANY_JSON_VALUE_SCHEMA } from '../../common/json-value.schema';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined } from 'class-validator';
+import { IsDefined, IsUUID } from 'class-validator';
 import { OptionalField, UnitInterval } from '../../common/dto-decorators';
 
 export class PutTraitDto {
@@ -18,4 +18,11 @@ export class PutTraitDto {
   @OptionalField()
   @UnitInterval('invalid_confidence')
   confidence?: number;
+}
+
+export class RevertTraitDto {
+  /** The history entry whose value the trait gets back (GET .../traits/{key}/history). */
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID('all', { context: { code: 'invalid_history_id' }, message: 'historyId must be a UUID' })
+  historyId: string;
 }

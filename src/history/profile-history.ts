@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+
+export type HistorySubject = 'memory' | 'trait';
+export type HistoryChange = 'created' | 'updated' | 'superseded' | 'reinforced' | 'deleted' | 'reverted';
+/** Who made a change: the management API, background extraction of chats, or ingest. */
+export type HistorySource = 'api' | 'extraction' | 'ingest';
+
+export interface NewHistoryEntry {
+  subject: HistorySubject;
+  /** The memory's id, or the trait's key. */
+  subjectKey: string;
+  change: HistoryChange;
+  oldValue: unknown;
+  newValue: unknown;
+  source: HistorySource;
+  sourceMessageIds?: readonly string[];
+}
+
+export interface HistoryEntry extends NewHistoryEntry {
+  id: string;
+  sourceMessageIds: string[];
+  createdAt: Date;
+}
+
+interface HistoryRow {
+  id: string;
+  subject: HistorySubject;
+  subject_key: string;
+  change: HistoryChange;
+  old_value: unknown;
+  new_value: unknown;
+  source: HistorySource;
+  source_message_ids: string[];
+  created_at: Date | string;
+}
+
+const COLUMNS = `id, subject, subject_key, change, old_value, new_value, source, source_message_ids, created_at`;
+
+/**
+ * Every change of a profile's memories and traits, in `profile_history`: written in the transaction of
+ * the change itself, kept after the memory or trait is gone, removed with the profile.
+ */
+@Injectable()
+export class ProfileHistory {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Records changes within the caller's transaction, in their order, with one statement. */
+  async record(
+    manager: EntityManager,
+    profileId: string,
+    entries: readonly NewHistoryEntry[],
+  ): Promise<void> {
+    if (entries.length === 0) return;
+    await manager.query(
+      `INSERT INTO profile_history
+         (profile_id, subject, subject_key, change, old_value, new_value, source, source_message_ids)
+       SELECT $1, e.subject, e.subject_key, e.change, e.old_value, e.new_value, e.source,
+              ARRAY(SELECT jsonb_array_elements_text(e.source_message_ids))::uuid[]
+       FROM jsonb_to_recordset($2::jsonb) WITH ORDINALITY AS e
+         (subject text, subject_key text, change text, old_value jsonb, new_value jsonb, source text,
+          source_message_ids jsonb, n bigint)
+       ORDER BY e.n`,
+      [
+        profileId,
+        JSON.stringify(
+          entries.map((entry) => ({
+            subject: entry.subject,
+            subject_key: entry.subjectKey,
+            change: entry.change,
+            old_value: entry.oldValue ?? null,
+            new_value: entry.newValue ?? null,
+            source: entry.source,
+            source_message_ids: entry.sourceMessageIds ?? [],
+          })),
+        ),
+      ],
+    );
+  }
+
+  /** The changes of one memory or trait, newest first. */
+  async of(profileId: string, subject: HistorySubject, subjectKey: string): Promise<HistoryEntry[]> {
+    const rows: HistoryRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM profile_history
+       WHERE profile_id = $1 AND subject = $2 AND subject_key = $3 ORDER BY seq DESC`,
+      [profileId, subject, subjectKey],
+    );
+    return rows.map(toEntry);
+  }
+
+  /** Every change of the profile, oldest first (the export). */
+  async all(manager: EntityManager, profileId: string): Promise<HistoryEntry[]> {
+    const rows: HistoryRow[] = await manager.query(
+      `SELECT ${COLUMNS} FROM profile_history WHERE profile_id = $1 ORDER BY seq`,
+      [profileId],
+    );
+    return rows.map(toEntry);
+  }
+}
+
+function toEntry(row: HistoryRow): HistoryEntry {
+  return {
+    id: row.id,
+    subject: row.subject,
+    subjectKey: row.subject_key,
+    change: row.change,
+    oldValue: row.old_value,
+    newValue: row.new_value,
+    source: row.source,
+    sourceMessageIds: row.source_message_ids,
+    createdAt: new Date(row.created_at),
+  };
+}
