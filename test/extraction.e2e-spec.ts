@@ -79,7 +79,7 @@ describe('background extraction (heuristic extractor)', () => {
       { key: 'name', value: 'Anna', source: 'extracted', source_message_ids: [user.id] },
     ]);
     expect(await memoriesOf(profile.id)).toEqual([
-      { content: 'I have two kids.', source_message_ids: [user.id] },
+      { content: 'User has two kids.', source_message_ids: [user.id] },
     ]);
   });
 

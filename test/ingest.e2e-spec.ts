@@ -37,9 +37,9 @@ describe('POST /api/profiles/:id/ingest (heuristic extractor)', () => {
       { key: 'interests', value: ['hiking'], confidence: expect.any(Number), action: 'create' },
     ]);
     expect(res.body.extracted.memories.map((m: { content: string }) => m.content).sort()).toEqual([
-      'I have two kids.',
-      'I live in Berlin.',
-      'I love hiking.',
+      'User has two kids.',
+      'User lives in Berlin.',
+      'User loves hiking.',
     ]);
     for (const memory of res.body.extracted.memories) {
       expect(memory).toEqual({
@@ -136,7 +136,7 @@ describe('POST /api/profiles/:id/ingest (heuristic extractor)', () => {
 
   it('raises the importance of a memory it meets again instead of adding one', async () => {
     const profile = await makeProfile(t);
-    const manual = await makeMemory(t, profile.id, { content: 'I have two kids', importance: 0.1 });
+    const manual = await makeMemory(t, profile.id, { content: 'User has two kids', importance: 0.1 });
     const res = await ingest(profile.id, { data: 'I have two kids.' }).expect(200);
     expect(res.body.extracted.memories).toEqual([]);
     const memories = await t.api().get(`/api/profiles/${profile.id}/memories`).expect(200);
@@ -220,7 +220,7 @@ describe('POST /api/profiles/:id/ingest (heuristic extractor)', () => {
     it('is written after the first change, then not again within SUMMARY_INTERVAL_MINUTES', async () => {
       const profile = await makeProfile(t);
       const first = await ingest(profile.id, { data: 'My name is Lea. I have two kids.' }).expect(200);
-      expect(first.body.profile.summary).toBe('Name: Lea. Noted: I have two kids.');
+      expect(first.body.profile.summary).toBe('Name: Lea. Noted: User has two kids.');
       const afterFirst = await t.api().get(`/api/profiles/${profile.id}`).expect(200);
       expect(afterFirst.body.profile).toMatchObject({
         summaryVersion: 1,
@@ -237,7 +237,7 @@ describe('POST /api/profiles/:id/ingest (heuristic extractor)', () => {
       );
       const later = await ingest(profile.id, { data: 'I love chess.' }).expect(200);
       expect(later.body.profile.summary).toMatch(
-        /^Name: Lea\. Time zone or location: Oslo\. Interests: chess\. Noted: I have two kids\. /,
+        /^Name: Lea\. Time zone or location: Oslo\. Interests: chess\. Noted: User has two kids\. /,
       );
       expect(later.body.profile.summary).toContain('I love chess.');
       const after = await t.api().get(`/api/profiles/${profile.id}`).expect(200);
@@ -256,7 +256,7 @@ describe('POST /api/profiles/:id/ingest (heuristic extractor)', () => {
         [profile.id],
       );
       const regenerated = await ingest(profile.id, { data: 'I have a dog.' }).expect(200);
-      expect(regenerated.body.profile.summary).toBe('Name: Ida. Noted: I have a dog.');
+      expect(regenerated.body.profile.summary).toBe('Name: Ida. Noted: User has a dog.');
       const after = await t.api().get(`/api/profiles/${profile.id}`).expect(200);
       expect(after.body.profile.summaryVersion).toBe(3);
     });

@@ -32,6 +32,8 @@ describe('Memories API', () => {
       decayFactor: 1,
       createdAt: expect.stringMatching(ISO_TIMESTAMP),
       lastAccessedAt: null,
+      supersededBy: null,
+      supersededAt: null,
     });
   });
 

@@ -319,6 +319,7 @@ describe('Profiles API', () => {
       const res = await t.api().get('/api/profiles/export-user/export').expect(200);
       expect(Object.keys(res.body).sort()).toEqual([
         'exportedAt',
+        'history',
         'memories',
         'messages',
         'profile',
@@ -349,6 +350,13 @@ describe('Profiles API', () => {
       ]);
       expect(Object.keys(res.body.messages[0]).sort()).toEqual(['content', 'createdAt', 'id', 'role']);
       expect(res.body.exportedAt).toMatch(ISO_TIMESTAMP);
+      // every change, oldest first, in a key of its own
+      expect(
+        res.body.history.map((entry: { subject: string; change: string }) => [entry.subject, entry.change]),
+      ).toEqual([
+        ['trait', 'created'],
+        ['memory', 'created'],
+      ]);
     });
 
     it('answers 404 for an unknown profile', async () => {

@@ -56,11 +56,10 @@ export class ProfileHistory {
     await manager.query(
       `INSERT INTO profile_history
          (profile_id, subject, subject_key, change, old_value, new_value, source, source_message_ids)
-       SELECT $1, e.subject, e.subject_key, e.change, e.old_value, e.new_value, e.source,
-              ARRAY(SELECT jsonb_array_elements_text(e.source_message_ids))::uuid[]
-       FROM jsonb_to_recordset($2::jsonb) WITH ORDINALITY AS e
-         (subject text, subject_key text, change text, old_value jsonb, new_value jsonb, source text,
-          source_message_ids jsonb, n bigint)
+       SELECT $1, e.item->>'subject', e.item->>'subject_key', e.item->>'change', e.item->'old_value',
+              e.item->'new_value', e.item->>'source',
+              ARRAY(SELECT jsonb_array_elements_text(e.item->'source_message_ids'))::uuid[]
+       FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e (item, n)
        ORDER BY e.n`,
       [
         profileId,

@@ -109,21 +109,7 @@ export class MemoriesService {
         type: changes.type ?? current.type,
         importance: changes.importance ?? current.importance,
       };
-      const rows: StoredMemoryRow[] = await manager
-        .query(
-          `UPDATE memories SET content = $3, content_hash = $4, type = $5, importance = $6
-           WHERE id = $1 AND profile_id = $2 RETURNING ${RETURNED_COLUMNS}`,
-          [current.id, profile.id, next.content, memoryContentHash(next.content), next.type, next.importance],
-        )
-        .catch((error: unknown) => {
-          if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
-          throw new ApiError(
-            HttpStatus.CONFLICT,
-            'duplicate_memory',
-            'The profile already has a memory with this content.',
-            'content',
-          );
-        });
+      const row = await this.rewrite(manager, profile.id, current.id, next);
       await this.history.record(manager, profile.id, [
         {
           subject: 'memory',
@@ -134,7 +120,7 @@ export class MemoriesService {
           source: 'api',
         },
       ]);
-      return toEntity(manager, rows[0]);
+      return toEntity(manager, row);
     });
     if (changes.content !== undefined) this.announceStored(profile.id, [updated]);
     return updated;
@@ -247,13 +233,39 @@ export class MemoriesService {
     return entries;
   }
 
+  /** Writes a memory's new value; another memory of the profile with that content is a 409. */
+  private async rewrite(
+    manager: EntityManager,
+    profileId: string,
+    memoryId: string,
+    next: { content: string; type: MemoryType; importance: number },
+  ): Promise<StoredMemoryRow> {
+    try {
+      // an UPDATE answers [rows, count] through TypeORM
+      const [rows] = await manager.query<[StoredMemoryRow[], number]>(
+        `UPDATE memories SET content = $3, content_hash = $4, type = $5, importance = $6
+         WHERE id = $1 AND profile_id = $2 RETURNING ${RETURNED_COLUMNS}`,
+        [memoryId, profileId, next.content, memoryContentHash(next.content), next.type, next.importance],
+      );
+      return rows[0];
+    } catch (error) {
+      if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+      throw new ApiError(
+        HttpStatus.CONFLICT,
+        'duplicate_memory',
+        'The profile already has a memory with this content.',
+        'content',
+      );
+    }
+  }
+
   private async supersedeOthers(
     manager: EntityManager,
     profileId: string,
     current: MemoryEntity,
     factKey: string,
   ): Promise<MemoryEntity[]> {
-    const rows: StoredMemoryRow[] = await manager.query(
+    const [rows]: [StoredMemoryRow[], number] = await manager.query(
       `UPDATE memories SET superseded_by = $3, superseded_at = now()
        WHERE profile_id = $1 AND fact_key = $2 AND superseded_at IS NULL AND id <> $3
        RETURNING ${RETURNED_COLUMNS}`,

@@ -42,7 +42,8 @@ export class TraitsService {
     assertTraitKey(key);
     const profile = await this.profiles.resolve(profilePathId);
     await this.dataSource.transaction(async (manager) => {
-      const rows: Array<{ value: unknown; confidence: number }> = await manager.query(
+      // an UPDATE or DELETE answers [rows, count] through TypeORM
+      const [rows]: [Array<{ value: unknown; confidence: number }>, number] = await manager.query(
         `DELETE FROM traits WHERE profile_id = $1 AND key = $2 RETURNING value, confidence`,
         [profile.id, key],
       );

@@ -68,7 +68,9 @@ function adminClient(server: App, apiKey: string | undefined): AdminClient {
 }
 
 export async function truncateAll(dataSource: DataSource): Promise<void> {
-  await dataSource.query('TRUNCATE profiles, traits, memories, memory_embeddings, messages, job_leases');
+  await dataSource.query(
+    'TRUNCATE profiles, traits, memories, memory_embeddings, messages, job_leases, profile_history',
+  );
 }
 
 function applyEnv(env: Record<string, string | undefined>): void {
