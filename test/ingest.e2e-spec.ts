@@ -239,7 +239,7 @@ describe('POST /api/profiles/:id/ingest (heuristic extractor)', () => {
       expect(later.body.profile.summary).toMatch(
         /^Name: Lea\. Time zone or location: Oslo\. Interests: chess\. Noted: User has two kids\. /,
       );
-      expect(later.body.profile.summary).toContain('I love chess.');
+      expect(later.body.profile.summary).toContain('User loves chess.');
       const after = await t.api().get(`/api/profiles/${profile.id}`).expect(200);
       expect(after.body.profile.summaryVersion).toBe(2);
     });
