@@ -45,20 +45,20 @@ const ROWS: Row[] = [
   { text: "Don't answer in German." },
   { text: 'How do you say hello in German?' },
 
-  // timezone / location
-  { text: 'I live in Berlin.', traits: { timezone: 'Berlin' }, memory: 'fact' },
-  { text: "I'm based in Tokyo.", traits: { timezone: 'Tokyo' }, memory: 'fact' },
-  { text: 'I’m located in Austin, Texas.', traits: { timezone: 'Austin, Texas' }, memory: 'fact' },
-  { text: 'I live in the Netherlands.', traits: { timezone: 'the Netherlands' }, memory: 'fact' },
+  // location (where the user lives) and time zone
+  { text: 'I live in Berlin.', traits: { location: 'Berlin' }, memory: 'fact' },
+  { text: "I'm based in Tokyo.", traits: { location: 'Tokyo' }, memory: 'fact' },
+  { text: 'I’m located in Austin, Texas.', traits: { location: 'Austin, Texas' }, memory: 'fact' },
+  { text: 'I live in the Netherlands.', traits: { location: 'the Netherlands' }, memory: 'fact' },
   { text: 'My timezone is europe/paris.', traits: { timezone: 'Europe/Paris' } },
   { text: 'My time zone is UTC+5:30.', traits: { timezone: 'UTC+5:30' } },
   { text: "I'm in PST.", traits: { timezone: 'PST' } },
-  { text: 'My wife and I live in Rome.', traits: { timezone: 'Rome' }, memory: 'fact' },
+  { text: 'My wife and I live in Rome.', traits: { location: 'Rome' }, memory: 'fact' },
   { text: 'My sister lives in Rome.', memory: 'fact' },
   { text: "I don't live in Paris anymore.", memory: 'fact' },
   {
     text: "I don't live in Paris anymore, I live in Berlin now.",
-    traits: { timezone: 'Berlin' },
+    traits: { location: 'Berlin' },
     memory: 'fact',
   },
   { text: 'I used to live in Paris.', memory: 'fact' },
@@ -91,7 +91,15 @@ const ROWS: Row[] = [
   // expertise_level
   { text: "I'm a complete beginner.", traits: { expertise_level: 'beginner' }, memory: 'fact' },
   { text: "I'm new to Rust.", traits: { expertise_level: 'beginner' }, memory: 'fact' },
-  { text: "I'm an expert in databases.", traits: { expertise_level: 'expert' }, memory: 'fact' },
+  { text: "I'm an expert.", traits: { expertise_level: 'expert' }, memory: 'fact' },
+  // expert or beginner in one thing says nothing of the user's level overall
+  { text: "I'm an expert in databases.", memory: 'fact' },
+  { text: 'I am an expert in SQL but a beginner at Rust.', memory: 'fact' },
+  {
+    text: 'I love surfing and hiking on weekends.',
+    traits: { interests: ['surfing', 'hiking'] },
+    memory: 'preference',
+  },
   { text: "I'm a senior software engineer.", traits: { expertise_level: 'advanced' }, memory: 'fact' },
   { text: 'I have 12 years of experience.', traits: { expertise_level: 'advanced' }, memory: 'fact' },
   { text: 'I just started learning Go.', traits: { expertise_level: 'beginner' }, memory: 'event' },
@@ -133,13 +141,16 @@ const ROWS: Row[] = [
 
   // memories without traits
   { text: 'I have two kids.', memory: 'fact' },
-  { text: 'I work at Acme.', memory: 'fact' },
   { text: "I'm allergic to peanuts.", memory: 'fact' },
   { text: 'I was born in 1990.', memory: 'fact' },
   { text: 'I prefer tea over coffee.', memory: 'preference' },
   { text: "I don't like meetings in the morning.", memory: 'preference' },
   { text: "I can't stand loud music.", memory: 'preference' },
-  { text: 'I moved to Berlin last year.', memory: 'event' },
+  { text: 'I moved to Berlin last year.', traits: { location: 'Berlin' }, memory: 'event' },
+  { text: 'I moved to a new apartment near the river.', memory: 'event' },
+  { text: 'I work as a data engineer.', traits: { occupation: 'data engineer' }, memory: 'fact' },
+  { text: 'I work at Acme.', traits: { employer: 'Acme' }, memory: 'fact' },
+  { text: 'I now work for Globex as a designer.', traits: { employer: 'Globex' }, memory: 'fact' },
   { text: 'Yesterday I ran a marathon.', memory: 'event' },
   { text: "I'm getting married next month.", memory: 'event' },
   { text: 'My dog died yesterday.', memory: 'event' },
@@ -208,7 +219,7 @@ describe('extractHeuristically', () => {
 
     expect(result.traits).toEqual([
       { key: 'name', value: 'Maria', confidence: 0.9 },
-      { key: 'timezone', value: 'Lisbon', confidence: 0.9 },
+      { key: 'location', value: 'Lisbon', confidence: 0.9 },
       { key: 'interests', value: ['surfing'], confidence: 0.75 },
       { key: 'current_goals', value: ['learn Python'], confidence: 0.8 },
     ]);
@@ -225,7 +236,7 @@ describe('extractHeuristically', () => {
     );
     const stronger = extractHeuristically("My name is Anna. Hi, I'm Bob.", DEFAULT_TRAIT_SCHEMAS);
 
-    expect(later.traits).toEqual([{ key: 'timezone', value: 'Berlin', confidence: 0.9 }]);
+    expect(later.traits).toEqual([{ key: 'location', value: 'Berlin', confidence: 0.9 }]);
     expect(stronger.traits).toEqual([{ key: 'name', value: 'Anna', confidence: 0.9 }]);
   });
 
@@ -261,7 +272,8 @@ describe('extractHeuristically', () => {
     const text = ['```', 'My name is Robert.', '```', '> I live in Oslo.', 'I work at Acme.'].join('\n');
     const result = extractHeuristically(text, DEFAULT_TRAIT_SCHEMAS);
 
-    expect(result.traits).toEqual([]);
+    // only the plain line counts
+    expect(result.traits).toEqual([{ key: 'employer', value: 'Acme', confidence: 0.85 }]);
     expect(result.memories.map((memory) => memory.content)).toEqual(['User works at Acme.']);
   });
 
@@ -273,9 +285,9 @@ describe('extractHeuristically', () => {
     const text = 'My name is Anna. I live in Berlin. Keep it short. I have two kids.';
 
     it('produces only the keys of the given schemas', () => {
-      const result = extractHeuristically(text, [schema('timezone')]);
+      const result = extractHeuristically(text, [schema('location')]);
 
-      expect(result.traits.map((trait) => trait.key)).toEqual(['timezone']);
+      expect(result.traits.map((trait) => trait.key)).toEqual(['location']);
     });
 
     it('produces no trait whose extraction is disabled, but still memories', () => {
@@ -319,14 +331,14 @@ describe('extractHeuristically', () => {
       const result = extractHeuristically(text, DEFAULT_TRAIT_SCHEMAS);
 
       expect(text.length).toBeGreaterThanOrEqual(100_000);
-      expect(result.traits.map((trait) => trait.key)).toEqual(['detail_preference', 'timezone']);
+      expect(result.traits.map((trait) => trait.key)).toEqual(['detail_preference', 'location']);
       expect(result.memories).toHaveLength(2);
     });
 
     it('collapses 100 KB of whitespace inside a sentence', () => {
       const result = extractHeuristically(`I live in${' \t'.repeat(50_000)}Berlin.`, DEFAULT_TRAIT_SCHEMAS);
 
-      expect(result.traits).toEqual([{ key: 'timezone', value: 'Berlin', confidence: 0.9 }]);
+      expect(result.traits).toEqual([{ key: 'location', value: 'Berlin', confidence: 0.9 }]);
       expect(result.memories).toEqual([
         { content: 'User lives in Berlin.', type: 'fact', importance: 0.6, factKey: 'location' },
       ]);

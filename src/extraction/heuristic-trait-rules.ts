@@ -12,6 +12,7 @@ import {
   readGoal,
   readLanguage,
   readName,
+  readOccupation,
   readPlace,
   readStandaloneName,
   readTimeZone,
@@ -198,7 +199,7 @@ export const TRAIT_RULES: readonly TraitRule[] = [
     readTimeZone,
   ),
   rule(
-    'timezone',
+    'location',
     'statement',
     0.9,
     'live reside',
@@ -206,11 +207,36 @@ export const TRAIT_RULES: readonly TraitRule[] = [
     readPlace,
   ),
   rule(
-    'timezone',
+    'location',
     'statement',
     0.9,
     I_AM_ANCHORS,
     String.raw`\b${I_AM} (?:currently |now )?(?:based|located|living) in\s+`,
+    readPlace,
+  ),
+  rule(
+    'location',
+    'statement',
+    0.9,
+    'moved relocated',
+    String.raw`\bi(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to\s+`,
+    readPlace,
+  ),
+
+  rule(
+    'occupation',
+    'statement',
+    0.85,
+    'work employed',
+    String.raw`\bi (?:currently |now |still )?(?:work|am employed) as\s+`,
+    readOccupation,
+  ),
+  rule(
+    'employer',
+    'statement',
+    0.85,
+    'work joined',
+    String.raw`\bi (?:currently |now |still )?work (?:at|for)\s+|\bi(?:'ve| have)? (?:just |recently )?joined\s+`,
     readPlace,
   ),
 
@@ -223,6 +249,23 @@ export const TRAIT_RULES: readonly TraitRule[] = [
     fromMap(STYLE_WORDS),
   ),
   rule(
+    'occupation',
+    'statement',
+    0.85,
+    'work employed',
+    String.raw`\bi (?:currently |now |still )?(?:work|am employed) as\s+`,
+    readOccupation,
+  ),
+  rule(
+    'employer',
+    'statement',
+    0.85,
+    'work joined',
+    String.raw`\bi (?:currently |now |still )?work (?:at|for)\s+|\bi(?:'ve| have)? (?:just |recently )?joined\s+`,
+    readPlace,
+  ),
+
+  rule(
     'communication_style',
     'request',
     0.85,
@@ -231,6 +274,23 @@ export const TRAIT_RULES: readonly TraitRule[] = [
     fromMap(STYLE_WORDS),
   ),
   rule(
+    'occupation',
+    'statement',
+    0.85,
+    'work employed',
+    String.raw`\bi (?:currently |now |still )?(?:work|am employed) as\s+`,
+    readOccupation,
+  ),
+  rule(
+    'employer',
+    'statement',
+    0.85,
+    'work joined',
+    String.raw`\bi (?:currently |now |still )?work (?:at|for)\s+|\bi(?:'ve| have)? (?:just |recently )?joined\s+`,
+    readPlace,
+  ),
+
+  rule(
     'communication_style',
     'request',
     0.8,
@@ -238,6 +298,23 @@ export const TRAIT_RULES: readonly TraitRule[] = [
     String.raw`\b(?:speak|talk|write|answer|reply|respond)(?: to me)? (${STYLE})\b`,
     fromMap(STYLE_WORDS),
   ),
+  rule(
+    'occupation',
+    'statement',
+    0.85,
+    'work employed',
+    String.raw`\bi (?:currently |now |still )?(?:work|am employed) as\s+`,
+    readOccupation,
+  ),
+  rule(
+    'employer',
+    'statement',
+    0.85,
+    'work joined',
+    String.raw`\bi (?:currently |now |still )?work (?:at|for)\s+|\bi(?:'ve| have)? (?:just |recently )?joined\s+`,
+    readPlace,
+  ),
+
   rule(
     'communication_style',
     'request',
@@ -294,7 +371,7 @@ export const TRAIT_RULES: readonly TraitRule[] = [
     'statement',
     0.9,
     I_AM_ANCHORS,
-    String.raw`\b${I_AM}(?: just| only| still)? (?:a |an )?(?:complete |total |absolute |real )?(beginner|novice|newbie|newcomer|intermediate)\b`,
+    String.raw`\b${I_AM}(?: just| only| still)? (?:a |an )?(?:complete |total |absolute |real )?(beginner|novice|newbie|newcomer|intermediate)\b(?! (?:in|at|on|with|of)\b)`,
     fromMap(EXPERTISE_WORDS),
   ),
   rule(
@@ -350,7 +427,7 @@ export const TRAIT_RULES: readonly TraitRule[] = [
     'statement',
     0.85,
     'expert specialist',
-    String.raw`\b${I_AM} (?:a |an )?(?:domain |subject matter |recognised |recognized |real )?(expert|specialist)\b`,
+    String.raw`\b${I_AM} (?:a |an )?(?:domain |subject matter |recognised |recognized |real )?(expert|specialist)\b(?! (?:in|at|on|with|of)\b)`,
     fromMap(EXPERTISE_WORDS),
   ),
   rule(

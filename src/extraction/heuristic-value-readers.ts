@@ -172,6 +172,9 @@ const PHRASE_END =
   /[.;!?:()[\]"“”«»\n]|\s(?:because|but|since|when|especially|though|although|so|which|while|if|whenever)\s/iu;
 const LIST_SEPARATOR = /\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|as well as|&)\s+/iu;
 const FILLER_ENDINGS = /\s+(?:too|a lot|very much|so much|as well)$/i;
+/** When the user does it is not what they are interested in: "hiking on weekends" is hiking. */
+const WHEN_ENDINGS =
+  /\s+(?:on|at|during|over|in the|every|most|at the)\s+(?:weekends?|weekdays|evenings?|mornings?|nights?|summers?|winters?|holidays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|day|week|the weekend)$/i;
 const POSSESSIVES = new Set(['my', 'your', 'his', 'her', 'our', 'their']);
 const SECOND_PERSON = /\b(?:you|your|yours|yourself)\b/i;
 
@@ -184,6 +187,7 @@ export function readTopicList(after: string): string[] | undefined {
       item
         .trim()
         .replace(FILLER_ENDINGS, '')
+        .replace(WHEN_ENDINGS, '')
         .replace(/^to\s+/i, ''),
     )
     .filter((item) => isTopic(item))
@@ -215,6 +219,18 @@ export const CONVERSATIONAL_VERBS = new Set(
 );
 
 /** "build a website" from "build a website because ..."; one goal, not split on "and". */
+/** A job title: "data engineer" from "a data engineer at Acme since 2020" (at most four words). */
+export function readOccupation(after: string): string | undefined {
+  const words = cutAt(after, PHRASE_END)
+    .replace(/^(?:an?|the)\s+/i, '')
+    .split(/\s+(?:at|for|in|with|since|and|but|who|which|because|from)\s+/i)[0]
+    .trim()
+    .split(/\s+/);
+  if (words.length === 0 || words.length > 4 || !words.every((word) => /^[\p{L}-]+$/u.test(word)))
+    return undefined;
+  return words.join(' ');
+}
+
 export function readGoal(after: string): string[] | undefined {
   const goal = cutAt(after, GOAL_END)
     .trim()

@@ -2,15 +2,18 @@ import { DEFAULT_TRAIT_SCHEMAS } from './default-trait-schemas';
 import { describeSchemaProblem } from './trait-schema-registry';
 
 describe('trait schemas', () => {
-  it('ships the eight default schemas, each valid', () => {
+  it('ships the eleven default schemas, each valid', () => {
     expect(DEFAULT_TRAIT_SCHEMAS.map((schema) => schema.key).sort()).toEqual(
       [
         'communication_style',
         'current_goals',
         'detail_preference',
+        'employer',
         'expertise_level',
         'interests',
+        'location',
         'name',
+        'occupation',
         'preferred_language',
         'timezone',
       ].sort(),

@@ -113,31 +113,33 @@ export class TraitsService {
         'invalid_trait_value',
         `Invalid value for trait '${key}': ${check.reason}.`,
       );
-    const rows: Array<{ id: string; old: { value: unknown; confidence: number } | null }> =
-      await manager.query(
-        `WITH old AS (SELECT value, confidence FROM traits WHERE profile_id = $1 AND key = $2 FOR UPDATE)
-       INSERT INTO traits (profile_id, key, value, value_type, category, confidence, source)
+    // the row is locked first, so that the value recorded as the old one is the one replaced
+    const [old]: Array<{ value: unknown; confidence: number } | undefined> = await manager.query(
+      `SELECT value, confidence FROM traits WHERE profile_id = $1 AND key = $2 FOR UPDATE`,
+      [profileId, key],
+    );
+    const [{ id }]: Array<{ id: string }> = await manager.query(
+      `INSERT INTO traits (profile_id, key, value, value_type, category, confidence, source)
        VALUES ($1, $2, $3::jsonb, $4, $5, $6, 'manual')
        ON CONFLICT (profile_id, key) DO UPDATE
          SET value = EXCLUDED.value, value_type = EXCLUDED.value_type, category = EXCLUDED.category,
              confidence = EXCLUDED.confidence, source = 'manual', source_message_ids = '{}', updated_at = now()
-       RETURNING id, (SELECT row_to_json(o) FROM old o) AS old`,
-        [
-          profileId,
-          key,
-          JSON.stringify(check.value),
-          valueType,
-          schema?.category ?? CUSTOM_TRAIT_CATEGORY,
-          confidence,
-        ],
-      );
-    const { id, old } = rows[0];
+       RETURNING id`,
+      [
+        profileId,
+        key,
+        JSON.stringify(check.value),
+        valueType,
+        schema?.category ?? CUSTOM_TRAIT_CATEGORY,
+        confidence,
+      ],
+    );
     await this.history.record(manager, profileId, [
       {
         subject: 'trait',
         subjectKey: key,
         change: change ?? (old ? 'updated' : 'created'),
-        oldValue: old,
+        oldValue: old ?? null,
         newValue: { value: check.value, confidence },
         source: 'api',
       },
