@@ -33,7 +33,7 @@ describe('POST /api/profiles/:id/ingest (heuristic extractor)', () => {
     expect(res.body.metadata).toEqual({ batch: 7, tags: ['a', 'b'], nested: { ok: true } });
     expect(res.body.extracted.traits).toEqual([
       { key: 'name', value: 'Anna', confidence: 0.9, action: 'create' },
-      { key: 'timezone', value: 'Berlin', confidence: 0.9, action: 'create' },
+      { key: 'location', value: 'Berlin', confidence: 0.9, action: 'create' },
       { key: 'interests', value: ['hiking'], confidence: expect.any(Number), action: 'create' },
     ]);
     expect(res.body.extracted.memories.map((m: { content: string }) => m.content).sort()).toEqual([
@@ -64,8 +64,8 @@ describe('POST /api/profiles/:id/ingest (heuristic extractor)', () => {
       traits.body.traits.map((trait: { key: string; source: string }) => [trait.key, trait.source]),
     ).toEqual([
       ['interests', 'extracted'],
+      ['location', 'extracted'],
       ['name', 'extracted'],
-      ['timezone', 'extracted'],
     ]);
     const memories = await t.api().get(`/api/profiles/${profile.id}/memories`).expect(200);
     expect(memories.body.memories).toHaveLength(3);
@@ -112,7 +112,7 @@ describe('POST /api/profiles/:id/ingest (heuristic extractor)', () => {
       data: 'My name is Anna. I live in Berlin. I love hiking.',
     }).expect(200);
     expect(first.body.extracted.traits.map((trait: { key: string }) => trait.key)).toEqual([
-      'timezone',
+      'location',
       'interests',
     ]);
 
@@ -120,7 +120,7 @@ describe('POST /api/profiles/:id/ingest (heuristic extractor)', () => {
       200,
     );
     expect(second.body.extracted.traits).toEqual([
-      { key: 'timezone', value: 'Rome', confidence: 0.9, action: 'update' },
+      { key: 'location', value: 'Rome', confidence: 0.9, action: 'update' },
       { key: 'interests', value: ['hiking', 'jazz'], confidence: expect.any(Number), action: 'update' },
     ]);
     expect(second.body.extracted.stats).toMatchObject({ traitsCreated: 0, traitsUpdated: 2 });
@@ -130,7 +130,7 @@ describe('POST /api/profiles/:id/ingest (heuristic extractor)', () => {
       traits.body.traits.map((trait: { key: string }) => [trait.key, trait] as const),
     );
     expect(byKey.name).toMatchObject({ value: 'Grace', confidence: 0.5, source: 'manual' });
-    expect(byKey.timezone).toMatchObject({ value: 'Rome', source: 'extracted' });
+    expect(byKey.location).toMatchObject({ value: 'Rome', source: 'extracted' });
     expect(byKey.interests).toMatchObject({ value: ['hiking', 'jazz'], source: 'extracted' });
   });
 
@@ -237,7 +237,7 @@ describe('POST /api/profiles/:id/ingest (heuristic extractor)', () => {
       );
       const later = await ingest(profile.id, { data: 'I love chess.' }).expect(200);
       expect(later.body.profile.summary).toMatch(
-        /^Name: Lea\. Time zone or location: Oslo\. Interests: chess\. Noted: User has two kids\. /,
+        /^Name: Lea\. Location: Oslo\. Interests: chess\. Noted: User has two kids\. /,
       );
       expect(later.body.profile.summary).toContain('User loves chess.');
       const after = await t.api().get(`/api/profiles/${profile.id}`).expect(200);

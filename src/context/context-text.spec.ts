@@ -55,3 +55,16 @@ describe('asData', () => {
     expect(asData('  a\n\tb [c] ［d］ 〚e〛 ')).toBe('a b (c) (d) (e)');
   });
 });
+
+describe('summaryBesides', () => {
+  it('leaves out the summary sentences that repeat an injected trait or memory', () => {
+    const traits = [{ key: 'location', value: 'Oslo', template: 'Lives in: {{value}}', priority: 55 }];
+    const summary =
+      'Name: Lea. Location: Oslo. Noted: User has two kids. User loves chess. Prefers short answers.';
+    expect(
+      buildContextText({ summary, traits, memories: [memory('a', 'User has two kids.')] }, budget).text.split(
+        '\n',
+      )[1],
+    ).toBe('Summary: Name: Lea. User loves chess. Prefers short answers.');
+  });
+});

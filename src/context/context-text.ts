@@ -43,10 +43,11 @@ export function buildContextText(
   budget: ContextBudget,
 ): BuiltContext {
   const lines: string[] = [OPENING];
-  const summary = asData(input.summary);
+  const traits = [...input.traits].sort((a, b) => b.priority - a.priority || a.key.localeCompare(b.key));
+  const candidates = input.memories.slice(0, budget.maxMemories);
+  const summary = asData(summaryBesides(input.summary, traits, candidates));
   if (summary) lines.push(`Summary: ${summary}`);
 
-  const traits = [...input.traits].sort((a, b) => b.priority - a.priority || a.key.localeCompare(b.key));
   const traitKeys: string[] = [];
   if (traits.length > 0) lines.push('Traits:');
   for (const trait of traits) {
@@ -57,7 +58,7 @@ export function buildContextText(
   const memoryIds: string[] = [];
   let length = lines.join('\n').length + CLOSING.length + 1;
   const memoryLines: string[] = [];
-  for (const memory of input.memories.slice(0, budget.maxMemories)) {
+  for (const memory of candidates) {
     const line = `- ${memory.createdAt.toISOString().slice(0, 10)} (${memory.type}) ${asData(memory.content)}`;
     const extra = line.length + 1 + (memoryLines.length === 0 ? 'Memories:'.length + 1 : 0);
     if (length + extra > budget.maxChars) break;
@@ -73,6 +74,35 @@ export function buildContextText(
   if (text.length > budget.maxChars)
     text = `${text.slice(0, budget.maxChars - CLOSING.length - 2)}…\n${CLOSING}`;
   return { text, traitKeys, memoryIds };
+}
+
+/**
+ * The summary without the sentences that only repeat a trait's value or a memory that goes in with it
+ * ("Location: Oslo." next to the location trait, "Noted: User has two kids." next to that memory), so
+ * that the model reads each fact once and the budget goes to facts it would not otherwise see.
+ */
+export function summaryBesides(summary: string, traits: ContextTrait[], memories: ContextMemory[]): string {
+  const said = new Set([
+    ...traits.map((trait) => sameText(renderTemplate('{{value}}', trait.value))),
+    ...memories.map((memory) => sameText(memory.content)),
+  ]);
+  return summary
+    .split(/(?<=[.!?])\s+/)
+    .filter((sentence) => {
+      const text = sameText(sentence);
+      const afterLabel = sameText(sentence.replace(/^[^:.!?]{1,40}:\s*/, ''));
+      return text !== '' && !said.has(text) && !said.has(afterLabel);
+    })
+    .join(' ');
+}
+
+/** Text compared as the same fact: case, white space and closing punctuation left out. */
+function sameText(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[\s.!?]+$/, '')
+    .trim();
 }
 
 /** `{{value}}` stands for the value: strings as they are, arrays joined with commas, others as JSON. */

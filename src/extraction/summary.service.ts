@@ -83,7 +83,7 @@ export class SummaryService {
       [profileId],
     );
     const memories: SummaryMemory[] = await this.dataSource.query(
-      `SELECT content FROM memories WHERE profile_id = $1
+      `SELECT content FROM memories WHERE profile_id = $1 AND superseded_at IS NULL
        ORDER BY importance * decay_factor DESC, created_at DESC LIMIT $2`,
       [profileId, SUMMARY_MEMORIES],
     );
@@ -103,8 +103,14 @@ export class SummaryService {
 /** Long enough for every try of the summary's LLM call. */
 const SUMMARY_LEASE_MS = 5 * 60_000;
 
+/**
+ * An automatic summary is due once SUMMARY_INTERVAL_MINUTES have passed, and at once when a memory it
+ * may repeat was superseded since it was written: it must not keep stating a replaced fact.
+ */
 const DUE_CONDITION = `NOT summary_is_manual
-  AND (summary_updated_at IS NULL OR summary_updated_at <= now() - make_interval(mins => $2::int))`;
+  AND (summary_updated_at IS NULL OR summary_updated_at <= now() - make_interval(mins => $2::int)
+       OR EXISTS (SELECT 1 FROM memories m
+                  WHERE m.profile_id = profiles.id AND m.superseded_at >= profiles.summary_updated_at))`;
 
 function describeOutcome(outcome: Awaited<ReturnType<LlmChat['complete']>>): string {
   switch (outcome.kind) {
