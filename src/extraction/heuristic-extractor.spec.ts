@@ -149,6 +149,12 @@ const ROWS: Row[] = [
   { text: 'I moved to Berlin last year.', traits: { location: 'Berlin' }, memory: 'event' },
   { text: 'I moved to a new apartment near the river.', memory: 'event' },
   { text: 'I work as a data engineer.', traits: { occupation: 'data engineer' }, memory: 'fact' },
+  {
+    text: 'I live in Lisbon and work as a data engineer.',
+    traits: { location: 'Lisbon', occupation: 'data engineer' },
+    memory: 'fact',
+  },
+  { text: 'My brother lives in Rome and works as a nurse.', memory: 'fact' },
   { text: 'I work at Acme.', traits: { employer: 'Acme' }, memory: 'fact' },
   { text: 'I now work for Globex as a designer.', traits: { employer: 'Globex' }, memory: 'fact' },
   { text: 'Yesterday I ran a marathon.', memory: 'event' },

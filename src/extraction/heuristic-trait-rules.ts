@@ -228,7 +228,8 @@ export const TRAIT_RULES: readonly TraitRule[] = [
     'statement',
     0.85,
     'work employed',
-    String.raw`\bi (?:currently |now |still )?(?:work|am employed) as\s+`,
+    // "and work as" continues a sentence of the user's ("I live in Lisbon and work as ...")
+    String.raw`\b(?:i|and) (?:currently |now |still )?(?:work|am employed) as\s+`,
     readOccupation,
   ),
   rule(
@@ -253,7 +254,8 @@ export const TRAIT_RULES: readonly TraitRule[] = [
     'statement',
     0.85,
     'work employed',
-    String.raw`\bi (?:currently |now |still )?(?:work|am employed) as\s+`,
+    // "and work as" continues a sentence of the user's ("I live in Lisbon and work as ...")
+    String.raw`\b(?:i|and) (?:currently |now |still )?(?:work|am employed) as\s+`,
     readOccupation,
   ),
   rule(
@@ -278,7 +280,8 @@ export const TRAIT_RULES: readonly TraitRule[] = [
     'statement',
     0.85,
     'work employed',
-    String.raw`\bi (?:currently |now |still )?(?:work|am employed) as\s+`,
+    // "and work as" continues a sentence of the user's ("I live in Lisbon and work as ...")
+    String.raw`\b(?:i|and) (?:currently |now |still )?(?:work|am employed) as\s+`,
     readOccupation,
   ),
   rule(
@@ -303,7 +306,8 @@ export const TRAIT_RULES: readonly TraitRule[] = [
     'statement',
     0.85,
     'work employed',
-    String.raw`\bi (?:currently |now |still )?(?:work|am employed) as\s+`,
+    // "and work as" continues a sentence of the user's ("I live in Lisbon and work as ...")
+    String.raw`\b(?:i|and) (?:currently |now |still )?(?:work|am employed) as\s+`,
     readOccupation,
   ),
   rule(

@@ -4,6 +4,8 @@ import { toThirdPerson } from './third-person';
 describe('toThirdPerson', () => {
   it.each([
     ['I live in Lisbon.', 'User lives in Lisbon.'],
+    ['I live in Lisbon and work as a data engineer.', 'User lives in Lisbon and works as a data engineer.'],
+    ['I love surfing and hiking.', 'User loves surfing and hiking.'],
     ["I'm an expert in SQL but a beginner at Rust.", 'User is an expert in SQL but a beginner at Rust.'],
     ['I am trying to learn Portuguese.', 'User is trying to learn Portuguese.'],
     ["I don't like long meetings.", "User doesn't like long meetings."],

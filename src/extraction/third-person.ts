@@ -38,6 +38,15 @@ export function toThirdPerson(sentence: string): string {
       out.push(tail);
       continue;
     }
+    if (lower === 'and' && out.some((part) => part === 'User' || part === 'the user')) {
+      // a second verb of the user's: "I live in Lisbon and work as ..." -> "... and works as ..."
+      const next = splitPunctuation(tokens[i + 2] ?? '');
+      if (COMMON_VERBS.has(next.core.toLowerCase())) {
+        out.push(token, tokens[i + 1], conjugate(next.core) + next.tail);
+        i += 2;
+        continue;
+      }
+    }
     if (lower === 'my') out.push((first ? "User's" : 'their') + tail);
     else if (lower === 'me') out.push(`them${tail}`);
     else if (lower === 'myself') out.push(`themselves${tail}`);
@@ -58,6 +67,12 @@ const ADVERBS = new Set(
   `really also actually usually always generally currently just still now recently absolutely totally
    definitely honestly mostly often sometimes rarely truly strongly even finally already normally mainly
    never no longer`.split(/\s+/),
+);
+
+/** Verbs that, bare after "and" in the user's sentence, are the user's second verb. */
+const COMMON_VERBS = new Set(
+  `work live love like enjoy have play speak study use prefer own teach run write read cook travel
+   hate need want try plan manage lead drive eat drink`.split(/\s+/),
 );
 
 const IRREGULAR: Record<string, string> = {
