@@ -108,4 +108,32 @@ describe('Relevant context', () => {
     const { ids } = await ask('exact-word-user', 'Tell me about the organization');
     expect(ids[0]).toBe(organization.id);
   });
+
+  it('ranks a follow-up question with the message it follows ("and her husband?")', async () => {
+    const profile = await makeProfile(t, 'follow-up-user');
+    const target = await makeMemory(t, profile.id, {
+      content: "Anna's husband Luis is an airline pilot",
+      importance: 0.2,
+    });
+    for (const content of ["Carla's husband works at a bank", 'My husband plays golf on Sundays'])
+      await makeMemory(t, profile.id, { content, importance: 0.9 });
+    const ask = async (messages: Array<{ role: string; content: string }>) => {
+      const res = await t
+        .api()
+        .post('/v1/chat/completions')
+        .set('X-Service-Id', 'follow-up-user')
+        .send({ model: 'm', messages, service: { debug: true, skipExtraction: true } })
+        .expect(200);
+      await t.drain();
+      return /memories=([^;]*)/.exec(String(res.headers['x-service-context-ids']))![1].split(',');
+    };
+    const followUp = [
+      { role: 'user', content: 'What does my sister Anna do for a living?' },
+      { role: 'assistant', content: 'She is a nurse.' },
+      { role: 'user', content: 'And her husband?' },
+    ];
+    expect((await ask(followUp))[0]).toBe(target.id);
+    // the same words as a first message rank the more important memories first
+    expect((await ask([{ role: 'user', content: 'And her husband?' }]))[0]).not.toBe(target.id);
+  });
 });

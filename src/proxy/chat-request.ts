@@ -90,6 +90,17 @@ export function messageText(content: ChatMessage['content']): string {
     .join('\n');
 }
 
+/** The user's last message before the last assistant message: the one a follow-up may refer to. */
+export function previousUserMessage(messages: ChatMessage[]): string | undefined {
+  const lastAssistant = messages.map((m) => m.role).lastIndexOf('assistant');
+  for (let i = lastAssistant - 1; i >= 0; i--) {
+    if (messages[i].role !== 'user') continue;
+    const text = messageText(messages[i].content);
+    if (text.length > 0) return text;
+  }
+  return undefined;
+}
+
 /** The text of the user messages that follow the last assistant message: this turn's question. */
 export function latestUserMessages(messages: ChatMessage[]): string[] {
   const lastAssistant = messages.map((m) => m.role).lastIndexOf('assistant');

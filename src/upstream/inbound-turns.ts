@@ -65,6 +65,36 @@ export function anthropicQuestion(body: unknown): string {
   return '';
 }
 
+/** The user's last message before this turn (the one before the last assistant item), if any. */
+export function responsesPreviousUserText(body: unknown): string | undefined {
+  const input = isPlainObject(body) ? body.input : undefined;
+  if (!Array.isArray(input)) return undefined;
+  const items: unknown[] = input;
+  const lastAssistant = items.map(isAssistantItem).lastIndexOf(true);
+  return lastUserText(items.slice(0, Math.max(0, lastAssistant)), (item) =>
+    isResponsesMessage(item, 'user') ? responsesMessageText(item) : '',
+  );
+}
+
+/** The user's last message before this turn (the one before the last assistant message), if any. */
+export function anthropicPreviousUserText(body: unknown): string | undefined {
+  const messages = isPlainObject(body) && Array.isArray(body.messages) ? (body.messages as unknown[]) : [];
+  const lastAssistant = messages
+    .map((message) => isPlainObject(message) && message.role === 'assistant')
+    .lastIndexOf(true);
+  return lastUserText(messages.slice(0, Math.max(0, lastAssistant)), (message) =>
+    isPlainObject(message) && message.role === 'user' ? anthropicMessageText(message) : '',
+  );
+}
+
+function lastUserText(items: unknown[], userText: (item: unknown) => string): string | undefined {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const text = userText(items[i]);
+    if (text.length > 0) return text;
+  }
+  return undefined;
+}
+
 function isResponsesMessage(item: unknown, role: string): boolean {
   return isPlainObject(item) && (item.type === undefined || item.type === 'message') && item.role === role;
 }

@@ -36,8 +36,10 @@ export {
 } from './responses-stream-accumulator';
 export { anthropicMessageText, AnthropicStreamAccumulator } from './anthropic-stream-accumulator';
 export {
+  anthropicPreviousUserText,
   anthropicQuestion,
   anthropicTurnUserTexts,
+  responsesPreviousUserText,
   responsesQuestion,
   responsesTurnUserTexts,
 } from './inbound-turns';

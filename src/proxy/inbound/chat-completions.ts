@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonObject } from '../../common/json-values';
-import { injectContext, latestUserMessages, parseChatRequest } from '../chat-request';
+import { rankingQuery } from '../../memories/ranking-query';
+import { injectContext, latestUserMessages, parseChatRequest, previousUserMessage } from '../chat-request';
 import { resolveUserId, userIdHeader } from '../user-id';
 import { InboundProtocol, InboundTurn, inboundTurn } from './inbound-protocol';
 
@@ -16,7 +17,8 @@ export const chatCompletionsProtocol: InboundProtocol = {
       ['user', request.user],
     ]);
     const userTexts = latestUserMessages(request.messages);
-    return inboundTurn(request, headers, { userId, question: userTexts.join('\n'), userTexts });
+    const question = rankingQuery(userTexts.join('\n'), previousUserMessage(request.messages));
+    return inboundTurn(request, headers, { userId, question, userTexts });
   },
 
   inject(body: JsonObject, contextText: string): JsonObject {

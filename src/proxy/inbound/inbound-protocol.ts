@@ -22,7 +22,7 @@ export interface InboundTurn {
   model: string;
   stream: boolean;
   userId: string;
-  /** The text memories are ranked by: the latest user message(s). */
+  /** The text memories are ranked by: this turn's user text, with the previous one for a follow-up (`rankingQuery`). */
   question: string;
   /** This turn's user messages (those after the last assistant message): what is recorded and learnt from. */
   userTexts: string[];

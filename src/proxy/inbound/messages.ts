@@ -1,7 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { invalidField } from '../../common/api-error';
 import { isPlainObject, type JsonObject } from '../../common/json-values';
-import { anthropicQuestion, anthropicTurnUserTexts } from '../../upstream/protocol-translation';
+import { rankingQuery } from '../../memories/ranking-query';
+import {
+  anthropicPreviousUserText,
+  anthropicQuestion,
+  anthropicTurnUserTexts,
+} from '../../upstream/protocol-translation';
 import { CheckedRequest, checkRequestEnvelope } from '../request-envelope';
 import { resolveUserId, userIdHeader } from '../user-id';
 import { InboundProtocol, InboundTurn, inboundTurn } from './inbound-protocol';
@@ -21,7 +26,7 @@ export const messagesProtocol: InboundProtocol = {
     const userId = resolveUserId([userIdHeader(headers), ['metadata.user_id', metadata.user_id]]);
     return inboundTurn(request, headers, {
       userId,
-      question: anthropicQuestion(request),
+      question: rankingQuery(anthropicQuestion(request), anthropicPreviousUserText(request)),
       userTexts: anthropicTurnUserTexts(request),
     });
   },

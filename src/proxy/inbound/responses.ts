@@ -1,7 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { invalidField } from '../../common/api-error';
 import { isPlainObject, type JsonObject } from '../../common/json-values';
-import { responsesQuestion, responsesTurnUserTexts } from '../../upstream/protocol-translation';
+import { rankingQuery } from '../../memories/ranking-query';
+import {
+  responsesPreviousUserText,
+  responsesQuestion,
+  responsesTurnUserTexts,
+} from '../../upstream/protocol-translation';
 import { CheckedRequest, checkRequestEnvelope } from '../request-envelope';
 import { resolveUserId, userIdHeader } from '../user-id';
 import { InboundProtocol, InboundTurn, inboundTurn } from './inbound-protocol';
@@ -23,7 +28,7 @@ export const responsesProtocol: InboundProtocol = {
     ]);
     return inboundTurn(request, headers, {
       userId,
-      question: responsesQuestion(request),
+      question: rankingQuery(responsesQuestion(request), responsesPreviousUserText(request)),
       userTexts: responsesTurnUserTexts(request),
     });
   },
