@@ -89,7 +89,7 @@ describe('background extraction (heuristic extractor)', () => {
     await t.drain();
     const profile = (await t.api().get(`/api/profiles/${userId}`).expect(200)).body.profile;
     expect(await traitsOf(profile.id)).toEqual([
-      expect.objectContaining({ key: 'timezone', value: 'Lisbon' }),
+      expect.objectContaining({ key: 'location', value: 'Lisbon' }),
     ]);
   });
 
@@ -159,7 +159,7 @@ describe('background extraction (heuristic extractor)', () => {
     await t.app.get(ExtractionWorker).sweep();
     for (const [index, profile] of profiles.entries()) {
       expect(await traitsOf(profile.id)).toEqual([
-        expect.objectContaining({ key: 'timezone', value: `City${index}` }),
+        expect.objectContaining({ key: 'location', value: `City${index}` }),
       ]);
       expect(
         (await messagesOf(profile.id)).every((m) => m.extracted_at !== null && m.extraction_attempts === 0),
