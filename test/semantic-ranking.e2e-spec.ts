@@ -43,14 +43,13 @@ async function pgvectorInstalled(t: TestApp): Promise<boolean> {
 }
 
 /**
- * Optional semantic ranking (EMBEDDINGS_MODEL). PGlite always has pgvector; the PostgreSQL server of
- * the test machines does not, so on it the same suite checks that everything works by words alone and
- * that no embeddings are asked for.
+ * Optional semantic ranking (EMBEDDINGS_MODEL), on any database: PGlite has pgvector, the PostgreSQL
+ * server of the test machines does not, so there the cosine is computed in plain SQL. The suite runs the
+ * same on both.
  */
 describe('Semantic ranking', () => {
   let fake: FakeOpenAI;
   let t: TestApp;
-  let semantic: boolean;
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({ embed: topicEmbedding, embeddingDimensions: 8 });
@@ -63,7 +62,8 @@ describe('Semantic ranking', () => {
       CONTEXT_MAX_MEMORIES: '3',
       EXTRACTION_SWEEP_INTERVAL_MS: '200',
     });
-    semantic = await pgvectorInstalled(t);
+    // the engine follows the database: pgvector on PGlite, plain SQL on this server
+    expect(await pgvectorInstalled(t)).toBe(process.env.DATABASE_URL === undefined);
   });
 
   afterAll(async () => {
@@ -100,11 +100,6 @@ describe('Semantic ranking', () => {
   it('embeds memories as they are stored, with the configured model', async () => {
     const { profile, puppy } = await petProfile('embedded-user');
     const rows = await storedEmbeddings(profile.id);
-    if (!semantic) {
-      expect(rows).toHaveLength(0);
-      expect(embeddingCalls(fake)).toHaveLength(0);
-      return;
-    }
     expect(rows).toHaveLength(13);
     expect(rows.every((row) => row.model === 'topic-embedding' && Number(row.size) === 8)).toBe(true);
     const calls = embeddingCalls(fake);
@@ -134,24 +129,18 @@ describe('Semantic ranking', () => {
     const all: string[] = memories.body.memories.map((m: { id: string }) => m.id);
     expect(all.length).toBeGreaterThan(learned.length);
     const embedded = (await storedEmbeddings(profile.id)).map((row) => row.memory_id);
-    if (!semantic) return expect(embedded).toEqual([]);
     expect(embedded.sort()).toEqual(all.sort());
     const batchSizes = embeddingCalls(fake).map((call) => (call.body.input as string[]).length);
     expect(batchSizes[0]).toBe(learned.length);
   });
 
-  it('injects the memory that answers by meaning when no word is shared (words alone without pgvector)', async () => {
+  it('injects the memory that answers by meaning when no word is shared', async () => {
     const { puppy } = await petProfile('meaning-user');
     fake.reset();
     const ids = await ask('meaning-user', 'What kind of pet do I have?');
-    if (semantic) {
-      expect(ids[0]).toBe(puppy.id);
-      expect(embeddingCalls(fake)).toHaveLength(1);
-      expect(embeddingCalls(fake)[0].body.input).toEqual(['What kind of pet do I have?']);
-    } else {
-      expect(ids).not.toContain(puppy.id); // the three most important museum visits
-      expect(embeddingCalls(fake)).toHaveLength(0);
-    }
+    expect(ids[0]).toBe(puppy.id);
+    expect(embeddingCalls(fake)).toHaveLength(1);
+    expect(embeddingCalls(fake)[0].body.input).toEqual(['What kind of pet do I have?']);
   });
 
   it('still ranks by words: a memory close in words and meaning beats one close in meaning only', async () => {
@@ -176,11 +165,10 @@ describe('Semantic ranking', () => {
     const afterHang = await ask('failing-user', 'What kind of pet do I have?');
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(afterHang).toEqual(afterError);
-    if (semantic) expect(embeddingCalls(fake)).toHaveLength(2);
+    expect(embeddingCalls(fake)).toHaveLength(2);
   });
 
   it('records a memory the provider refuses, embeds the rest of its batch, and does not ask again', async () => {
-    if (!semantic) return expect(await pgvectorInstalled(t)).toBe(false);
     const profile = await makeProfile(t, 'refused-user');
     // While the endpoint is down the memories wait; the sweep then sends them as one batch, which the
     // provider refuses for its one bad input: the halves are tried until that input is isolated.
@@ -216,7 +204,6 @@ describe('Semantic ranking', () => {
   });
 
   it('embeds what it missed while the endpoint was down on a later sweep', async () => {
-    if (!semantic) return expect(await pgvectorInstalled(t)).toBe(false);
     const profile = await makeProfile(t, 'retry-user');
     fake.scriptFor('/v1/embeddings', { kind: 'error', status: 503 });
     const memory = await makeMemory(t, profile.id, { content: 'Drives a red Tesla' });
@@ -228,7 +215,7 @@ describe('Semantic ranking', () => {
 
   it('ignores stored embeddings of another size or model instead of failing the chat', async () => {
     const { profile, puppy } = await petProfile('mixed-user');
-    if (semantic) {
+    {
       // Ten of the museum visits get a vector of another size, one another model's; one stays as it was.
       await t.dataSource.query(
         `UPDATE memory_embeddings e SET embedding = ARRAY[1, 0, 0]::real[]
@@ -244,7 +231,7 @@ describe('Semantic ranking', () => {
     }
     const ids = await ask('mixed-user', 'What kind of pet do I have?');
     expect(ids).toHaveLength(3);
-    if (semantic) expect(ids[0]).toBe(puppy.id);
+    expect(ids[0]).toBe(puppy.id);
   });
 
   it("removes a profile's embeddings with the profile and a memory's with the memory", async () => {

@@ -160,13 +160,15 @@ export class ContextService {
     perSource: number,
     vector: QuestionVector | null,
   ): Promise<ChatProfileRow[]> {
-    const semantic = vector ? { vector: '$5', model: '$6', dimensions: '$7' } : undefined;
+    const semantic = vector
+      ? { vector: '$5', model: '$6', dimensions: '$7', engine: vector.engine }
+      : undefined;
     const text = question.slice(0, MAX_QUESTION_CHARS).replaceAll('\u0000', '');
     const byId = 'id' in profile;
     const values: unknown[] = [byId ? profile.id : profile.externalId, text, perSource, namesIn(text)];
     if (vector) values.push(vector.literal, vector.model, vector.dimensions);
     // One prepared statement per way of naming the profile and per ranking mode.
-    const name = `${byId ? 'id' : 'user'}-${vector ? 'semantic' : 'words'}`;
+    const name = `${byId ? 'id' : 'user'}-${vector ? vector.engine : 'words'}`;
     return this.statements.query<ChatProfileRow>(
       `chat-context-v8-${name}`,
       `WITH profile AS (SELECT id, summary FROM profiles WHERE ${byId ? 'id = $1::uuid' : 'external_id = $1'}),

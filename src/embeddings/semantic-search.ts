@@ -7,19 +7,28 @@ import { APP_CONFIG } from '../config/config.module';
 import { MAX_QUESTION_CHARS } from '../memories/memory-candidates';
 import { EmbeddingsClient } from './embeddings-client';
 
-/** A question embedded for the context query: pgvector's text form and the vector's size. */
+/**
+ * How stored embeddings are compared with the question's: pgvector's cosine distance where the
+ * extension is installed, else the cosine computed in plain SQL over the stored `real[]` (any server).
+ */
+export type VectorEngine = 'pgvector' | 'sql';
+
+/** A question embedded for the context query: its text form for the engine and the vector's size. */
 export interface QuestionVector {
   model: string;
+  engine: VectorEngine;
   literal: string;
   dimensions: number;
 }
 
-export type SemanticStatus = { enabled: true; model: string } | { enabled: false; reason: string };
+export type SemanticStatus =
+  { enabled: true; model: string; engine: VectorEngine } | { enabled: false; reason: string };
 
 /**
  * Whether memories are ranked by meaning as well as by words, and the question's embedding when they
- * are. It is on when EMBEDDINGS_MODEL is set and the database has pgvector (looked up once at boot);
- * otherwise, and whenever the embeddings endpoint fails or is late, ranking uses full text alone.
+ * are. It is on when EMBEDDINGS_MODEL is set, on any PostgreSQL: with pgvector when the database has it
+ * (looked up once at boot), else with the cosine in plain SQL. Whenever the embeddings endpoint fails or
+ * is late, that question is ranked by full text alone.
  */
 @Injectable()
 export class SemanticSearch implements OnApplicationBootstrap {
@@ -63,7 +72,9 @@ export class SemanticSearch implements OnApplicationBootstrap {
       return null;
     }
     const vector = outcome.vectors[0];
-    return { model: this.client.model, literal: `[${vector.join(',')}]`, dimensions: vector.length };
+    const engine = this.current.enabled ? this.current.engine : 'sql';
+    const literal = engine === 'pgvector' ? `[${vector.join(',')}]` : `{${vector.join(',')}}`;
+    return { model: this.client.model, engine, literal, dimensions: vector.length };
   }
 
   private async lookUp(): Promise<SemanticStatus> {
@@ -77,12 +88,12 @@ export class SemanticSearch implements OnApplicationBootstrap {
       this.logger.warn(`could not look for pgvector: ${errorMessage(error)}`);
     }
     if (installed.length === 0) {
-      const reason =
-        'the database has no pgvector extension (install it and run CREATE EXTENSION vector, then restart)';
-      this.logger.warn(`EMBEDDINGS_MODEL is set but ${reason}; memories are ranked by full text alone`);
-      return { enabled: false, reason };
+      this.logger.log(
+        `semantic ranking on: model ${model}, cosine in SQL (pgvector is not installed; it is faster on large profiles)`,
+      );
+      return { enabled: true, model, engine: 'sql' };
     }
     this.logger.log(`semantic ranking on: model ${model}, pgvector ${installed[0].extversion}`);
-    return { enabled: true, model };
+    return { enabled: true, model, engine: 'pgvector' };
   }
 }

@@ -129,6 +129,8 @@ export interface SemanticParameters {
   vector: string;
   model: string;
   dimensions: string;
+  /** pgvector's cosine distance, or the cosine in plain SQL over the stored real[] (no extension). */
+  engine: 'pgvector' | 'sql';
 }
 
 /**
@@ -137,12 +139,17 @@ export interface SemanticParameters {
  * compared, and would make pgvector fail the query).
  */
 function nearestSql(profileId: string, perSource: string, semantic: SemanticParameters): string {
+  const similarity =
+    semantic.engine === 'pgvector'
+      ? `1 - (e.embedding::vector <=> ${semantic.vector}::vector)`
+      : `(SELECT sum(a::float8 * b) / nullif(sqrt(sum(a::float8 * a)) * sqrt(sum(b::float8 * b)), 0)
+          FROM unnest(e.embedding, ${semantic.vector}::real[]) AS v (a, b))`;
   return `nearest AS MATERIALIZED (
-      SELECT e.memory_id AS id, 1 - (e.embedding::vector <=> ${semantic.vector}::vector) AS similarity
+      SELECT e.memory_id AS id, ${similarity} AS similarity
       FROM memory_embeddings e
       WHERE e.profile_id = ${profileId} AND e.model = ${semantic.model}
         AND cardinality(e.embedding) = ${semantic.dimensions}
-      ORDER BY similarity DESC, e.memory_id
+      ORDER BY similarity DESC NULLS LAST, e.memory_id
       LIMIT ${perSource}
     )`;
 }
