@@ -12,6 +12,9 @@ export const CANDIDATES_PER_SOURCE = 50;
 /** Longer questions are cut: the words that matter are rarely beyond this. */
 export const MAX_QUESTION_CHARS = 4000;
 
+/** Distinct words of a question that are looked up: names first, then the longest. */
+export const MAX_QUESTION_WORDS = 24;
+
 /** Matching memories scored per question (the relevance of a memory beyond these is not computed). */
 export const MATCH_POOL = 2000;
 
@@ -53,12 +56,18 @@ export function memoryCandidatesSql(
 ): string {
   return `units AS MATERIALIZED (
       -- each word of the question as written and as its English stem (null for a stop word, which is
-      -- kept only when written as a name); a word of several parts is not stemmed
-      SELECT DISTINCT coalesce(s.stem, w.exact) AS unit, w.exact, s.stem
-      FROM unnest(tsvector_to_array(to_tsvector('simple'::regconfig, ${question}))) AS w (exact),
-           LATERAL (SELECT CASE WHEN count(*) > 1 THEN w.exact ELSE min(l) END AS stem
-                    FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, w.exact))) AS l) AS s
-      WHERE s.stem IS NOT NULL OR w.exact = ANY(${names})
+      -- kept only when written as a name); a word of several parts is not stemmed. At most
+      -- MAX_QUESTION_WORDS of them, names first, then the longest (length goes with rarity): each
+      -- word costs an index lookup, so a long question must not cost more than a short one
+      SELECT DISTINCT unit, exact, stem FROM (
+        SELECT coalesce(s.stem, w.exact) AS unit, w.exact, s.stem
+        FROM unnest(tsvector_to_array(to_tsvector('simple'::regconfig, ${question}))) AS w (exact),
+             LATERAL (SELECT CASE WHEN count(*) > 1 THEN w.exact ELSE min(l) END AS stem
+                      FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, w.exact))) AS l) AS s
+        WHERE s.stem IS NOT NULL OR w.exact = ANY(${names})
+        ORDER BY (w.exact = ANY(${names})) DESC, length(w.exact) DESC, w.exact
+        LIMIT ${MAX_QUESTION_WORDS}
+      ) AS bounded
     ),
     terms AS MATERIALIZED (
       SELECT w.lexeme,
