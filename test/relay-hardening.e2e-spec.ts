@@ -340,11 +340,17 @@ describe('Relay: the log of an upstream that cannot be reached', () => {
         expect(res.status).toBe(502);
         messages.push(((await res.json()) as { error: { message: string } }).error.message);
       }
-      const warnings = service.output
-        .join('')
-        .split('\n')
-        .filter((line) => line.includes('"context":"Upstream"'))
-        .map((line) => JSON.parse(line) as { level: string; msg: string });
+      // the child's log lines reach this process through a pipe, a moment after its answers
+      const upstreamLines = () =>
+        service.output
+          .join('')
+          .split('\n')
+          .filter((line) => line.includes('"context":"Upstream"'));
+      for (let waited = 0; upstreamLines().length === 0 && waited < 5000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200)); // a second line would be here by now
+      const warnings = upstreamLines().map((line) => JSON.parse(line) as { level: string; msg: string });
       expect(warnings).toEqual([{ ...warnings[0], level: 'warn', msg: messages[0] }]);
       expect(new Set(messages).size).toBe(1);
     } finally {
