@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
-import { isTransientDatabaseError } from './database-errors';
+import { isForeignKeyViolation, isTransientDatabaseError } from './database-errors';
 import { ApiError, toAnthropicErrorEnvelope } from './api-error';
 import { errorMessage } from './error-message';
 
@@ -30,12 +30,28 @@ const CLIENT_DATA_SQLSTATES = new Set([
 ]);
 
 /**
- * An error as the client may see it: an ApiError as it is, a value the database refused as 400
+ * An error as the client may see it: an ApiError as it is, a write whose profile was deleted meanwhile
+ * as 404, a value the database refused as 400
  * `invalid_value`, a database that is busy or gone as 503 `database_unavailable`, anything else as 500
  * with an id that the log line (with the stack) carries too. `where` names the request in the log.
  */
 export function toApiError(exception: unknown, logger: Logger, where: string): ApiError {
   if (exception instanceof ApiError) return exception;
+  if (isForeignKeyViolation(exception)) {
+    // what a write referred to was deleted meanwhile (a profile erased while its ingest ran)
+    const constraint = String((exception as { constraint?: unknown }).constraint ?? '');
+    return constraint.endsWith('_profile_id_fkey')
+      ? new ApiError(
+          HttpStatus.NOT_FOUND,
+          'profile_not_found',
+          'The profile was deleted while the request ran.',
+        )
+      : new ApiError(
+          HttpStatus.NOT_FOUND,
+          'not_found',
+          'What the request refers to was deleted while it ran.',
+        );
+  }
   if (isClientDataError(exception)) {
     return new ApiError(HttpStatus.BAD_REQUEST, 'invalid_value', 'A value in the request cannot be stored.');
   }

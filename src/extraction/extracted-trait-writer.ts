@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { storableUnitInterval } from '../common/stored-real';
 import { HistorySource, NewHistoryEntry, ProfileHistory } from '../history/profile-history';
 import { TraitSchema } from '../traits/trait-schema';
 import { ExtractedTrait } from './extraction-types';
@@ -66,8 +67,9 @@ export class ExtractedTraitWriter {
     const changes: NewHistoryEntry[] = [];
     for (const trait of wanted) {
       const schema = schemasByKey.get(trait.key)!;
-      const plan = planTraitWrite(stored.get(trait.key), trait, schema, sourceMessageIds);
-      if (plan === null) continue;
+      const planned = planTraitWrite(stored.get(trait.key), trait, schema, sourceMessageIds);
+      if (planned === null) continue;
+      const plan = { ...planned, confidence: storableUnitInterval(planned.confidence) };
       // The WHERE keeps a trait that was made manual after the read above (a PUT that won the race).
       const upserted: unknown[] = await manager.query(
         `INSERT INTO traits (profile_id, key, value, value_type, category, confidence, source, source_message_ids)

@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiError, truncate } from '../common/api-error';
 import { UUID_PATTERN } from '../common/iso';
+import { storableUnitInterval } from '../common/stored-real';
 import { memoryContentHash } from '../extraction/memory-content';
 import { HistoryEntry, HistorySource, NewHistoryEntry, ProfileHistory } from '../history/profile-history';
 import { ProfilesService } from '../profiles/profiles.service';
@@ -107,7 +108,7 @@ export class MemoriesService {
       const next = {
         content: changes.content?.trim() ?? current.content,
         type: changes.type ?? current.type,
-        importance: changes.importance ?? current.importance,
+        importance: storableUnitInterval(changes.importance ?? current.importance),
       };
       const row = await this.rewrite(manager, profile.id, current.id, next);
       await this.history.record(manager, profile.id, [
@@ -169,7 +170,7 @@ export class MemoriesService {
           memory.content.trim(),
           memoryContentHash(memory.content),
           memory.type,
-          memory.importance,
+          storableUnitInterval(memory.importance),
           memory.sourceMessageIds ?? [],
           factKey,
         ],

@@ -1,6 +1,6 @@
 import { invalidField } from '../common/api-error';
 import { TRAIT_KEY_PATTERN, TRAIT_VALUE_TYPES, TraitSchema, TraitValueType } from './trait-schema';
-import { isPlainObject } from '../common/json-values';
+import { holdsUnstorableText, isPlainObject } from '../common/json-values';
 
 /**
  * A trait schema given with one request (`service.traits` or the X-Service-Traits header). Only `key`
@@ -86,6 +86,13 @@ function newSchema(key: string): TraitSchema {
 
 function addSchema(byKey: Map<string, RequestTraitSchema>, item: unknown, where: string): void {
   if (!isPlainObject(item)) throw invalid(where, `${where} must be an object.`);
+  // the schemas are stored with the turn (and used again by a resumed extraction): refused, not lost
+  if (holdsUnstorableText(item)) {
+    throw invalid(
+      where,
+      `${where} holds a NUL character or a lone UTF-16 surrogate, which cannot be stored.`,
+    );
+  }
   if (typeof item.key !== 'string' || !TRAIT_KEY_PATTERN.test(item.key)) {
     throw invalid(`${where}.key`, `${where}.key must be 1 to 100 letters, digits, _, - or .`);
   }

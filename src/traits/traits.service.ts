@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiError, invalidField, truncate } from '../common/api-error';
 import { HistoryEntry, ProfileHistory } from '../history/profile-history';
+import { storableUnitInterval } from '../common/stored-real';
 import { ProfilesService } from '../profiles/profiles.service';
 import { TRAIT_KEY_PATTERN } from './trait-schema';
 import { TraitSchemaRegistry } from './trait-schema-registry';
@@ -104,6 +105,7 @@ export class TraitsService {
     confidence: number,
     change: 'reverted' | null,
   ): Promise<TraitEntity> {
+    confidence = storableUnitInterval(confidence);
     const schema = this.schemas.get(key);
     const valueType = schema?.valueType ?? inferValueType(value);
     const check = checkTraitValue({ valueType, enumValues: schema?.enumValues }, value);
