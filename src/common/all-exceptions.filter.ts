@@ -39,8 +39,8 @@ export function toApiError(exception: unknown, logger: Logger, where: string): A
   if (exception instanceof ApiError) return exception;
   if (isForeignKeyViolation(exception)) {
     // what a write referred to was deleted meanwhile (a profile erased while its ingest ran)
-    const constraint = String((exception as { constraint?: unknown }).constraint ?? '');
-    return constraint.endsWith('_profile_id_fkey')
+    const { constraint } = exception as { constraint?: unknown };
+    return typeof constraint === 'string' && constraint.endsWith('_profile_id_fkey')
       ? new ApiError(
           HttpStatus.NOT_FOUND,
           'profile_not_found',
