@@ -119,6 +119,21 @@ export class ContextService {
     return row ? this.rank(row).slice(0, limit) : [];
   }
 
+  /**
+   * The profile's current memories most related to a text, ranked as the proxy ranks them: what the
+   * LLM extractor is shown so that it can supersede or reinforce them.
+   */
+  async relatedMemories(profileId: string, text: string, limit: number): Promise<ScoredMemory[]> {
+    const vector = await this.semantic.embedQuestion(text);
+    const [row] = await this.loadProfile(
+      { id: profileId },
+      text,
+      Math.max(CANDIDATES_PER_SOURCE, limit),
+      vector,
+    );
+    return row ? this.rank(row).slice(0, limit) : [];
+  }
+
   private async build(
     profile: ProfileKey,
     schemas: TraitSchema[],

@@ -155,7 +155,12 @@ function checkMemory(item: unknown): Checked<ExtractedMemory> {
   if (!type.ok) return type;
   const importance = readUnitInterval(item.importance, DEFAULT_MEMORY_IMPORTANCE, 'importance');
   if (!importance.ok) return importance;
-  return { ok: true, value: { content, type: type.value, importance: importance.value } };
+  const memory: ExtractedMemory = { content, type: type.value, importance: importance.value };
+  // an unknown action, or one without a usable id, is a plain add
+  if ((item.action === 'supersede' || item.action === 'reinforce') && typeof item.memoryId === 'string') {
+    memory.revision = { action: item.action, memoryId: item.memoryId.trim() };
+  }
+  return { ok: true, value: memory };
 }
 
 function readMemoryType(raw: unknown): Checked<MemoryType> {

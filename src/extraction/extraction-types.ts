@@ -18,6 +18,17 @@ export interface ExtractedMemory {
   importance: number;
   /** The kind of single-valued fact it states: it supersedes the profile's current one of that kind. */
   factKey?: string | null;
+  /**
+   * What the LLM says it does to a stored memory it was shown: `supersede` it (a newer fact replaces
+   * it) or `reinforce` it (the same fact said again: no new memory). Plain `add` when absent.
+   */
+  revision?: { action: 'supersede' | 'reinforce'; memoryId: string };
+}
+
+/** A memory already stored, shown to the LLM extractor so that it can revise it. */
+export interface KnownMemory {
+  id: string;
+  content: string;
 }
 
 export interface ExtractionResult {

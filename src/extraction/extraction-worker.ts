@@ -17,12 +17,15 @@ import { applyRequestSchemas } from '../traits/request-trait-schemas';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
 import { ConcurrencyLimiter } from './concurrency-limiter';
 import { ExtractionAbortedError } from './extraction-errors';
+import { ContextService } from '../context/context.service';
 import { ExtractionService } from './extraction.service';
 import { ClaimedBatch, ExtractionQueue } from './extraction-queue';
 import { SummaryService } from './summary.service';
 
 /** Profiles looked up per query of a sweep. */
 const SWEEP_PAGE = 100;
+/** Stored memories shown to the LLM extractor with each batch. */
+const RELATED_MEMORIES = 10;
 /** Bound on the batches of one profile in one run, so that no run can loop for ever. */
 const MAX_BATCHES_PER_RUN = 200;
 /** Slack after a claim runs out before the sweep that takes the batch over looks again. */
@@ -69,6 +72,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
     private readonly queue: ExtractionQueue,
     private readonly schemas: TraitSchemaRegistry,
     private readonly summary: SummaryService,
+    private readonly context: ContextService,
     private readonly background: BackgroundWork,
     private readonly metrics: MetricsService,
   ) {
@@ -187,11 +191,13 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
     const sourceIds = batch.userMessages.map((message) => message.id);
     const stopRenewing = this.keepClaimed(batch);
     try {
-      const result = await this.extraction.extractConversation(
-        batch.userMessages.map((message) => message.content),
-        schemas,
-        this.stopping.signal,
-      );
+      const texts = batch.userMessages.map((message) => message.content);
+      // the LLM is shown the stored memories most related to the turn, so that it can revise them
+      const known =
+        this.extraction.mode === 'llm'
+          ? await this.context.relatedMemories(batch.profileId, texts.join('\n'), RELATED_MEMORIES)
+          : [];
+      const result = await this.extraction.extractConversation(texts, schemas, this.stopping.signal, known);
       const applied = await this.dataSource.transaction(async (manager) => {
         if (!(await this.queue.complete(manager, batch))) throw new BatchTakenError();
         return this.extraction.apply(manager, batch.profileId, result, schemas, sourceIds, 'extraction');

@@ -1,6 +1,7 @@
 import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { ContextModule } from '../context/context.module';
 import { HistoryModule } from '../history/history.module';
 import { MemoriesModule } from '../memories/memories.module';
 import { MetricsService } from '../metrics/metrics.service';
@@ -22,7 +23,7 @@ import { SummaryService } from './summary.service';
 export const EXTRACTION_LLM_CLIENT = Symbol('EXTRACTION_LLM_CLIENT');
 
 @Module({
-  imports: [TraitsModule, MemoriesModule, ProfilesModule, HistoryModule],
+  imports: [TraitsModule, MemoriesModule, ProfilesModule, HistoryModule, ContextModule],
   controllers: [ExtractionController],
   providers: [
     {

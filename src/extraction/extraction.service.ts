@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { MemoriesService } from '../memories/memories.service';
 import { MemoryEntity } from '../memories/memory.entity';
 import { TraitSchema } from '../traits/trait-schema';
-import { ExtractionResult } from './extraction-types';
+import { ExtractionResult, KnownMemory } from './extraction-types';
 import { mergeExtractionResults } from './extraction-result-merge';
 import { extractHeuristically } from './heuristic-extractor';
 import { LlmExtractor } from './llm-extractor';
@@ -77,6 +77,7 @@ export class ExtractionService {
     userMessages: string[],
     schemas: readonly TraitSchema[],
     signal: AbortSignal,
+    known: readonly KnownMemory[] = [],
   ): Promise<ExtractionResult> {
     if (userMessages.length === 0) return NOTHING;
     if (this.mode === 'heuristic') {
@@ -86,7 +87,7 @@ export class ExtractionService {
       );
     }
     const chunks = userMessages.flatMap((text) => splitIntoChunks(text, LLM_CHUNK_CHARS));
-    return this.extractWithLlm(packChunks(chunks, LLM_CHUNK_CHARS), schemas, signal);
+    return this.extractWithLlm(packChunks(chunks, LLM_CHUNK_CHARS), schemas, signal, known);
   }
 
   /**
@@ -112,6 +113,20 @@ export class ExtractionService {
     );
     const createdMemories: MemoryEntity[] = [];
     for (const memory of result.memories) {
+      const change = { source, sourceMessageIds };
+      // the same fact said again: the stored memory is reinforced and nothing is added
+      if (
+        memory.revision?.action === 'reinforce' &&
+        (await this.memories.reinforce(
+          manager,
+          profileId,
+          memory.revision.memoryId,
+          memory.importance,
+          change,
+        ))
+      ) {
+        continue;
+      }
       const stored = await this.memories.remember(
         manager,
         profileId,
@@ -119,6 +134,9 @@ export class ExtractionService {
         source,
       );
       if (stored.created) createdMemories.push(stored.memory);
+      if (memory.revision?.action === 'supersede') {
+        await this.memories.supersede(manager, profileId, memory.revision.memoryId, stored.memory, change);
+      }
     }
     return { traits, createdMemories, changed: traits.length > 0 || createdMemories.length > 0 };
   }
@@ -132,6 +150,7 @@ export class ExtractionService {
     pieces: string[],
     schemas: readonly TraitSchema[],
     signal: AbortSignal,
+    known: readonly KnownMemory[] = [],
   ): Promise<ExtractionResult> {
     const results: ExtractionResult[] = new Array<ExtractionResult>(pieces.length);
     let next = 0;
@@ -140,7 +159,7 @@ export class ExtractionService {
       while (next < pieces.length && !failed) {
         const index = next++;
         try {
-          results[index] = await this.llm.extract(pieces[index], schemas, signal);
+          results[index] = await this.llm.extract(pieces[index], schemas, signal, known);
         } catch (error) {
           failed = true; // the whole text fails; do not spend calls on the remaining pieces
           throw error;

@@ -93,7 +93,13 @@ describe('response formats', () => {
     expect(schema.properties.traits.items.properties.key.enum).toEqual(
       DEFAULT_TRAIT_SCHEMAS.map((s) => s.key),
     );
-    expect(schema.properties.memories.items.required).toEqual(['content', 'type', 'importance']);
+    expect(schema.properties.memories.items.required).toEqual([
+      'content',
+      'type',
+      'importance',
+      'action',
+      'memoryId',
+    ]);
     expect(schema.properties.memories.items.properties.type.enum).toEqual([...MEMORY_TYPES]);
   });
 

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { TraitSchema } from '../traits/trait-schema';
 import { ExtractionFailedError } from './extraction-errors';
-import { ExtractionResult } from './extraction-types';
+import { ExtractionResult, KnownMemory } from './extraction-types';
 import { LlmChat, LlmChatRequest } from './llm-chat';
 import {
   buildExtractionMessages,
@@ -40,8 +40,9 @@ export class LlmExtractor {
     text: string,
     schemas: readonly TraitSchema[],
     signal: AbortSignal,
+    known: readonly KnownMemory[] = [],
   ): Promise<ExtractionResult> {
-    const messages = buildExtractionMessages(text, schemas);
+    const messages = buildExtractionMessages(text, schemas, known);
     let format = this.firstFormat;
     let failures = 0;
     for (;;) {

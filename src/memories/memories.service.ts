@@ -224,6 +224,74 @@ export class MemoriesService {
     });
   }
 
+  /**
+   * Reinforces a current memory of the profile that an extractor says was said again: importance raised
+   * to the larger of the two, decay reset, `confirmedAt` set, recorded. False (nothing done) for an id
+   * that is not a current memory of this profile.
+   */
+  async reinforce(
+    manager: EntityManager,
+    profileId: string,
+    memoryId: string,
+    importance: number,
+    change: { source: HistorySource; sourceMessageIds: string[] },
+  ): Promise<boolean> {
+    if (!UUID_PATTERN.test(memoryId)) return false;
+    const [rows] = await manager.query<[Array<StoredMemoryRow & { old_importance: number }>, number]>(
+      `UPDATE memories m SET importance = GREATEST(m.importance, $3), decay_factor = 1, confirmed_at = now(),
+         source_message_ids = ARRAY(SELECT DISTINCT unnest(m.source_message_ids || $4::uuid[]))
+       FROM (SELECT id, importance AS old_importance FROM memories WHERE id = $1 AND profile_id = $2) AS o
+       WHERE m.id = o.id AND m.superseded_at IS NULL
+       RETURNING ${RETURNED_COLUMNS.replace(/(^|,\s*)/g, '$1m.')}, o.old_importance`,
+      [memoryId, profileId, storableUnitInterval(importance), change.sourceMessageIds],
+    );
+    if (rows.length === 0) return false;
+    const row = rows[0];
+    await this.history.record(manager, profileId, [
+      {
+        subject: 'memory',
+        subjectKey: row.id,
+        change: 'reinforced',
+        oldValue: { content: row.content, type: row.type, importance: row.old_importance },
+        newValue: { content: row.content, type: row.type, importance: row.importance },
+        ...change,
+      },
+    ]);
+    return true;
+  }
+
+  /**
+   * Marks a current memory of the profile superseded by `newer`, as an extractor asked, and records it.
+   * An id that is not a current memory of this profile, or `newer` itself, is left alone.
+   */
+  async supersede(
+    manager: EntityManager,
+    profileId: string,
+    memoryId: string,
+    newer: MemoryEntity,
+    change: { source: HistorySource; sourceMessageIds: string[] },
+  ): Promise<void> {
+    if (!UUID_PATTERN.test(memoryId) || memoryId.toLowerCase() === newer.id) return;
+    const [rows] = await manager.query<[StoredMemoryRow[], number]>(
+      `UPDATE memories SET superseded_by = $3, superseded_at = now()
+       WHERE id = $1 AND profile_id = $2 AND superseded_at IS NULL
+       RETURNING ${RETURNED_COLUMNS}`,
+      [memoryId, profileId, newer.id],
+    );
+    await this.history.record(
+      manager,
+      profileId,
+      rows.map((row) => ({
+        subject: 'memory' as const,
+        subjectKey: row.id,
+        change: 'superseded' as const,
+        oldValue: valueOf(row),
+        newValue: { supersededBy: newer.id, content: newer.content },
+        ...change,
+      })),
+    );
+  }
+
   /** The changes of a memory, newest first; also of a deleted one, until its profile is deleted. */
   async historyOf(profilePathId: string, memoryId: string): Promise<HistoryEntry[]> {
     const profile = await this.profiles.resolve(profilePathId);
