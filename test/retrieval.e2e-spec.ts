@@ -136,4 +136,19 @@ describe('Relevant context', () => {
     // the same words as a first message rank the more important memories first
     expect((await ask([{ role: 'user', content: 'And her husband?' }]))[0]).not.toBe(target.id);
   });
+
+  it('brings in what was said right after a strong match, with no word of the question', async () => {
+    const profile = await makeProfile(t, 'neighbour-user');
+    for (let i = 0; i < 5; i++)
+      await makeMemory(t, profile.id, { content: `Routine note ${i} about groceries`, importance: 0.5 });
+    await makeMemory(t, profile.id, { content: 'Planned the Lisbon trip with Joana', importance: 0.5 });
+    const after = await makeMemory(t, profile.id, {
+      content: 'We leave on the second of May',
+      importance: 0.5,
+    });
+    for (let i = 5; i < 10; i++)
+      await makeMemory(t, profile.id, { content: `Routine note ${i} about laundry`, importance: 0.5 });
+    const { ids } = await ask('neighbour-user', 'When is the Lisbon trip?');
+    expect(ids).toContain(after.id); // without proximity the newest laundry notes would fill the budget
+  });
 });

@@ -185,7 +185,7 @@ export class ContextService {
     // One prepared statement per way of naming the profile and per ranking mode.
     const name = `${byId ? 'id' : 'user'}-${vector ? vector.engine : 'words'}`;
     return this.statements.query<ChatProfileRow>(
-      `chat-context-v9-${name}`,
+      `chat-context-v10-${name}`,
       `WITH profile AS (SELECT id, summary FROM profiles WHERE ${byId ? 'id = $1::uuid' : 'external_id = $1'}),
        ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$4::text[]', '$3', semantic)}
        SELECT p.id, p.summary,
