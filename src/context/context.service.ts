@@ -185,7 +185,7 @@ export class ContextService {
     // One prepared statement per way of naming the profile and per ranking mode.
     const name = `${byId ? 'id' : 'user'}-${vector ? vector.engine : 'words'}`;
     return this.statements.query<ChatProfileRow>(
-      `chat-context-v10-${name}`,
+      `chat-context-v11-${name}`,
       `WITH profile AS (SELECT id, summary FROM profiles WHERE ${byId ? 'id = $1::uuid' : 'external_id = $1'}),
        ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$4::text[]', '$3', semantic)}
        SELECT p.id, p.summary,
@@ -195,7 +195,7 @@ export class ContextService {
                    'id', m.id, 'content', m.content, 'type', m.type, 'importance', m.importance,
                    'decay_factor', m.decay_factor, 'created_at', m.created_at,
                    'last_accessed_at', m.last_accessed_at, 'text_rank', c.text_rank,
-                   'vector_similarity', c.vector_similarity)), '[]'::json)
+                   'vector_similarity', c.vector_similarity, 'anchor_id', c.anchor_id)), '[]'::json)
           FROM candidates c
           JOIN memories m ON m.id = c.id AND m.profile_id = p.id AND m.superseded_at IS NULL) AS memories
        FROM profile p`,

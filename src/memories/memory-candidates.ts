@@ -19,11 +19,10 @@ const PROXIMITY_NEIGHBOURS = 2;
 /** Neighbours are said within this many minutes of their anchor: the same conversation. */
 const PROXIMITY_WINDOW_MINUTES = 60;
 /**
- * A neighbour's share of its anchor's rank. LoCoMo recall: 0.35 -> 0.629, 0.5 -> 0.666, 0.7 -> 0.706; at
- * 0.7 an important neighbour outranks a direct match of low importance, so 0.5 until a neighbour is
- * kept below its anchor.
+ * A neighbour's share of its anchor's rank; the ranking keeps a neighbour below its anchor. LoCoMo
+ * recall: 0.35 -> 0.629, 0.5 -> 0.666, 0.7 -> 0.706.
  */
-const PROXIMITY_SHARE = 0.5;
+const PROXIMITY_SHARE = 0.7;
 
 /** Distinct words of a question that are looked up: names first, then the longest. */
 export const MAX_QUESTION_WORDS = 24;
@@ -134,7 +133,8 @@ export function memoryCandidatesSql(
       ORDER BY x.text_rank DESC LIMIT ${PROXIMITY_ANCHORS}
     ),
     neighbours AS (
-      SELECT n.id, max(a.text_rank) * ${PROXIMITY_SHARE} AS text_rank
+      SELECT n.id, max(a.text_rank) * ${PROXIMITY_SHARE} AS text_rank,
+             (array_agg(a.id ORDER BY a.text_rank DESC))[1] AS anchor_id
       FROM anchors a,
            LATERAL (
              (SELECT m.id FROM memories m
@@ -161,12 +161,16 @@ export function memoryCandidatesSql(
     ),
     ${semantic ? nearestSql(profileId, perSource, semantic) : 'nearest (id, similarity) AS (SELECT NULL::uuid, NULL::float8 WHERE false)'},
     candidates AS (
-      SELECT id, max(text_rank) AS text_rank, max(similarity) AS vector_similarity FROM (
-        SELECT id, text_rank, NULL::float8 AS similarity FROM matching
-        UNION ALL SELECT id, text_rank, NULL FROM neighbours
-        UNION ALL SELECT id, 0, NULL FROM important
-        UNION ALL SELECT id, 0, NULL FROM recent
-        UNION ALL SELECT id, 0, similarity FROM nearest
+      -- anchor_id: the match a memory's rank comes from, when it comes from being next to one
+      SELECT id, max(text_rank) AS text_rank, max(similarity) AS vector_similarity,
+             CASE WHEN coalesce(max(text_rank) FILTER (WHERE anchor_id IS NULL), 0) < max(text_rank)
+                  THEN (array_agg(anchor_id) FILTER (WHERE anchor_id IS NOT NULL))[1] END AS anchor_id
+      FROM (
+        SELECT id, text_rank, NULL::float8 AS similarity, NULL::uuid AS anchor_id FROM matching
+        UNION ALL SELECT id, text_rank, NULL, anchor_id FROM neighbours
+        UNION ALL SELECT id, 0, NULL, NULL FROM important
+        UNION ALL SELECT id, 0, NULL, NULL FROM recent
+        UNION ALL SELECT id, 0, similarity, NULL FROM nearest
       ) c GROUP BY id
     )`;
 }
@@ -233,6 +237,7 @@ export interface CandidateRow {
   last_accessed_at: Date | string | null;
   text_rank: number | string;
   vector_similarity: number | string | null;
+  anchor_id?: string | null;
 }
 
 export function toRetrievedMemory(row: CandidateRow): RetrievedMemory {
@@ -249,5 +254,6 @@ export function toRetrievedMemory(row: CandidateRow): RetrievedMemory {
       row.vector_similarity === null || row.vector_similarity === undefined
         ? null
         : Number(row.vector_similarity),
+    anchorId: row.anchor_id ?? null,
   };
 }

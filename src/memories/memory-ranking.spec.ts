@@ -20,6 +20,18 @@ const memory = (id: string, fields: Partial<RankCandidate> = {}): RankCandidate 
 });
 
 describe('rankMemories', () => {
+  it('never ranks a memory found next to a match above that match', () => {
+    const ranked = rankMemories(
+      [
+        memory('match', { textRank: 1, importance: 0.1 }),
+        memory('neighbour', { textRank: 0.7, importance: 1, anchorId: 'match' }),
+        memory('other', { textRank: 0.5 }),
+      ],
+      now,
+    );
+    expect(ranked.map((m) => m.id)).toEqual(['match', 'neighbour', 'other']);
+  });
+
   it('puts the memory that answers the question above a more important one that does not', () => {
     const ranked = rankMemories(
       [memory('important', { importance: 1 }), memory('relevant', { textRank: 0.2 })],

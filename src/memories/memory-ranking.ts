@@ -35,6 +35,8 @@ export interface RankCandidate {
   decayFactor: number;
   createdAt: Date;
   lastAccessedAt: Date | null;
+  /** The match this memory was found next to, when its relevance comes from that (proximity). */
+  anchorId?: string | null;
 }
 
 /**
@@ -68,6 +70,12 @@ export function scoreAndRankMemories<T extends RankCandidate>(
     memory,
     score: scoreMemory(memory, relevance[index], now, weights),
   }));
+  // a memory found next to a match is evidence by association: it never outranks that match
+  const scoreOf = new Map(scored.map((entry) => [entry.memory.id, entry.score]));
+  for (const entry of scored) {
+    const anchorScore = entry.memory.anchorId ? scoreOf.get(entry.memory.anchorId) : undefined;
+    if (anchorScore !== undefined && entry.score >= anchorScore) entry.score = anchorScore - 1e-9;
+  }
   return scored.sort(
     (a, b) =>
       b.score - a.score ||
