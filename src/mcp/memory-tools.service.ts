@@ -6,6 +6,7 @@ import { MemoryType } from '../memories/memory.entity';
 import { toProfileDetailsResponse } from '../profiles/dto/profile-response.dto';
 import { ProfilesService } from '../profiles/profiles.service';
 import { ContextService } from '../context/context.service';
+import { toContextMemoryDto } from '../context/dto/context.dto';
 import { toTraitDto } from '../traits/dto/trait-response.dto';
 import { TraitsService } from '../traits/traits.service';
 
@@ -26,14 +27,7 @@ export class MemoryToolsService {
     await this.profiles.getOrCreate(userId);
     const ranked = await this.context.searchMemories(userId, query, limit);
     return {
-      memories: ranked.map((memory) => ({
-        id: memory.id,
-        content: memory.content,
-        type: memory.type,
-        importance: memory.importance,
-        createdAt: memory.createdAt.toISOString(),
-        score: memory.score,
-      })),
+      memories: ranked.map(toContextMemoryDto),
     };
   }
 

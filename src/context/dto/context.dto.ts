@@ -3,7 +3,7 @@ import { IsInt, Max, Min } from 'class-validator';
 import { OptionalField, Text } from '../../common/dto-decorators';
 import { MEMORY_TYPES, MemoryType } from '../../memories/memory.entity';
 import { MAX_QUESTION_CHARS } from '../../memories/memory-candidates';
-import type { ExplainedContext } from '../context.service';
+import type { ExplainedContext, ScoredMemory } from '../context.service';
 
 export const MAX_CONTEXT_MEMORIES = 50;
 
@@ -78,13 +78,18 @@ export function toContextResponse(explained: ExplainedContext): ContextResponseD
   return {
     text: explained.context.text,
     traits: explained.traits.map(({ key, value }) => ({ key, value })),
-    memories: explained.memories.map((memory) => ({
-      id: memory.id,
-      content: memory.content,
-      type: memory.type,
-      importance: memory.importance,
-      createdAt: memory.createdAt.toISOString(),
-      score: memory.score,
-    })),
+    memories: explained.memories.map(toContextMemoryDto),
+  };
+}
+
+/** A ranked memory as the context endpoint and the MCP search tool show it. */
+export function toContextMemoryDto(memory: ScoredMemory): ContextMemoryDto {
+  return {
+    id: memory.id,
+    content: memory.content,
+    type: memory.type,
+    importance: memory.importance,
+    createdAt: memory.createdAt.toISOString(),
+    score: memory.score,
   };
 }
