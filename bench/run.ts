@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import { LoadResult } from './load';
 import { BenchUpstream, pseudoRandomEmbeddings, startBenchUpstream } from './fake-upstream';
 import { trainLsa } from './lsa-embeddings';
-import { BENCH_EMBEDDING_DIMENSIONS, benchContextScale, ContextScaleRow } from './context-scale.bench';
+import { BENCH_EMBEDDING_DIMENSIONS, benchContextScale, ContextScaleReport } from './context-scale.bench';
 import { benchExtraction } from './extraction.bench';
 import { benchIngest } from './ingest.bench';
 import {
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
       soak?: SoakReport;
       ingest?: LoadResult[];
       extraction?: LoadResult[];
-      contextScale?: ContextScaleRow[];
+      contextScale?: ContextScaleReport;
       locomo?: LocomoResults;
       weights?: WeightsReport;
     }
@@ -120,9 +120,8 @@ async function main(): Promise<void> {
       if (suites.has('extraction'))
         printTable((result.extraction = await benchExtraction(serviceEnv, scale)));
       if (suites.has('context')) {
-        const semantic = await hasPgvector(serviceEnv);
-        if (semantic) upstream.serveEmbeddings(pseudoRandomEmbeddings(BENCH_EMBEDDING_DIMENSIONS));
-        printContextScaleTable((result.contextScale = await benchContextScale(serviceEnv, scale, semantic)));
+        upstream.serveEmbeddings(pseudoRandomEmbeddings(BENCH_EMBEDDING_DIMENSIONS));
+        printContextScaleTable((result.contextScale = await benchContextScale(serviceEnv, scale)));
       }
     } finally {
       await upstream.close();
@@ -245,12 +244,21 @@ function printTable(results: LoadResult[]): void {
   }
 }
 
-function printContextScaleTable(rows: ContextScaleRow[]): void {
+function printContextScaleTable(report: ContextScaleReport): void {
+  console.log('\n| context statement alone | statements | p50 ms | p95 ms | p99 ms | vector index |');
+  console.log('|---|---:|---:|---:|---:|---|');
+  for (const r of report.statements) {
+    const ranking = r.semantic ? `, semantic (${r.semantic})` : '';
+    const index = r.usesVectorIndex === undefined ? '' : r.usesVectorIndex ? 'yes' : 'no';
+    console.log(
+      `| ${r.memories} memories${ranking} | ${r.statements} | ${r.p50Ms} | ${r.p95Ms} | ${r.p99Ms} | ${index} |`,
+    );
+  }
   console.log(
     '\n| chat request (context build), one at a time | req/s | p50 ms | p99 ms | service RSS MiB (growth) |',
   );
   console.log('|---|---:|---:|---:|---:|');
-  for (const r of rows) {
+  for (const r of report.requests) {
     console.log(
       `| ${r.memories} memories in the profile${r.semantic ? ', semantic ranking' : ''} | ${r.throughput} | ${r.p50Ms} | ${r.p99Ms} | ${r.rssMiB} (+${r.rssGrowthMiB}) |`,
     );

@@ -234,6 +234,65 @@ describe('Semantic ranking', () => {
     expect(ids[0]).toBe(puppy.id);
   });
 
+  /**
+   * Stores `count` memories of a profile with their embeddings, as the indexer would: each points in a
+   * pseudo-random direction, mixed with a topic's direction when one is given (like real texts, which
+   * spread over the space rather than sitting on a few points).
+   */
+  async function bulkMemories(profileId: string, count: number, content: string, topic: string | null) {
+    const direction = `{${(topic ? topicEmbedding(topic, 8)! : new Array<number>(8).fill(0)).join(',')}}`;
+    await t.dataSource.query(
+      `INSERT INTO memories (profile_id, content, content_hash, type, importance)
+       SELECT $1::uuid, $2 || ' ' || g, md5($1::text || $2 || g), 'fact', 0.9 FROM generate_series(1, $3::int) g`,
+      [profileId, content, count],
+    );
+    await t.dataSource.query(
+      `INSERT INTO memory_embeddings (memory_id, profile_id, model, embedding)
+       SELECT m.id, m.profile_id, 'topic-embedding',
+              (SELECT array_agg(3 * b.v + sin(hashtext(m.id::text) * b.i) ORDER BY b.i)
+               FROM unnest($2::real[]) WITH ORDINALITY AS b (v, i))::real[]
+       FROM memories m
+       WHERE m.profile_id = $1 AND starts_with(m.content, $3)
+       ON CONFLICT (memory_id) DO UPDATE SET model = EXCLUDED.model, embedding = EXCLUDED.embedding,
+         error = NULL, claimed_until = NULL`,
+      [profileId, direction, content],
+    );
+    await t.dataSource.query('ANALYZE memory_embeddings');
+  }
+
+  it("builds the vector index of the model's size where pgvector is installed", async () => {
+    await petProfile('index-user');
+    const index = async (): Promise<Array<{ valid: boolean }>> =>
+      t.dataSource.query(
+        `SELECT i.indisvalid AS valid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
+         WHERE c.relname = 'memory_embeddings_hnsw_8'`,
+      );
+    if (await pgvectorInstalled(t)) {
+      await waitFor(async () => (await index()).length > 0);
+      expect(await index()).toEqual([{ valid: true }]);
+    } else {
+      expect(await index()).toEqual([]);
+    }
+  });
+
+  it("finds a large profile's nearest memories (the vector index where pgvector is installed)", async () => {
+    // 2,500 memories about anything, more than an exact scan is used for, and 30 about walking the
+    // dog: the index is approximate, so what is asked of it is the region, not one point.
+    const profile = await makeProfile(t, 'large-user');
+    await bulkMemories(profile.id, 2_500, 'Did something else, day', null);
+    await bulkMemories(profile.id, 30, 'Walked the dog in the park, walk', 'dog');
+    await t.drain();
+    const ids = await ask('large-user', 'What kind of pet do I have?');
+    expect(ids).toHaveLength(3);
+    const injected: Array<{ content: string }> = await t.dataSource.query(
+      `SELECT content FROM memories WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    expect(injected.map((memory) => memory.content.replace(/ \d+$/, ''))).toEqual(
+      Array(3).fill('Walked the dog in the park, walk'),
+    );
+  });
+
   it("removes a profile's embeddings with the profile and a memory's with the memory", async () => {
     const { profile, puppy } = await petProfile('erased-user');
     await t.admin().delete(`/api/profiles/${profile.id}/memories/${puppy.id}`).expect(200);

@@ -4,34 +4,17 @@ import { APP_CONFIG } from '../config/config.module';
 import { PreparedStatements } from '../database/prepared-statements';
 import { QuestionVector, SemanticSearch } from '../embeddings/semantic-search';
 import { scoreAndRankMemories } from '../memories/memory-ranking';
-import {
-  CANDIDATES_PER_SOURCE,
-  CandidateRow,
-  MAX_QUESTION_CHARS,
-  memoryCandidatesSql,
-  namesIn,
-  RetrievedMemory,
-  toRetrievedMemory,
-} from '../memories/memory-candidates';
+import { CANDIDATES_PER_SOURCE, RetrievedMemory, toRetrievedMemory } from '../memories/memory-candidates';
 import { ProfilesService } from '../profiles/profiles.service';
 import { TraitSchema } from '../traits/trait-schema';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
+import { ChatProfileRow, contextStatement, ProfileKey } from './context-statement';
 import { BuiltContext, buildContextText, ContextTrait } from './context-text';
 
 /** Priority of traits that have no schema (custom traits written through the API). */
 const UNSCHEMED_TRAIT_PRIORITY = 0;
 
 export const NO_CONTEXT: BuiltContext = { text: '', traitKeys: [], memoryIds: [] };
-
-/** How the profile is named: by the caller's user id (the proxy), or by its own id (the API). */
-type ProfileKey = { externalId: string } | { id: string };
-
-interface ChatProfileRow {
-  id: string;
-  summary: string;
-  traits: Array<{ key: string; value: unknown }>;
-  memories: CandidateRow[];
-}
 
 /** A memory that made it into a context, with the score it was ranked by. */
 export interface ScoredMemory extends RetrievedMemory {
@@ -169,38 +152,14 @@ export class ContextService {
   }
 
   /** The profile, its traits and its memory candidates, in one prepared statement per ranking mode. */
-  private loadProfile(
+  private async loadProfile(
     profile: ProfileKey,
     question: string,
     perSource: number,
     vector: QuestionVector | null,
   ): Promise<ChatProfileRow[]> {
-    const semantic = vector
-      ? { vector: '$5', model: '$6', dimensions: '$7', engine: vector.engine }
-      : undefined;
-    const text = question.slice(0, MAX_QUESTION_CHARS).replaceAll('\u0000', '');
-    const byId = 'id' in profile;
-    const values: unknown[] = [byId ? profile.id : profile.externalId, text, perSource, namesIn(text)];
-    if (vector) values.push(vector.literal, vector.model, vector.dimensions);
-    // One prepared statement per way of naming the profile and per ranking mode.
-    const name = `${byId ? 'id' : 'user'}-${vector ? vector.engine : 'words'}`;
-    return this.statements.query<ChatProfileRow>(
-      `chat-context-v11-${name}`,
-      `WITH profile AS (SELECT id, summary FROM profiles WHERE ${byId ? 'id = $1::uuid' : 'external_id = $1'}),
-       ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$4::text[]', '$3', semantic)}
-       SELECT p.id, p.summary,
-         (SELECT coalesce(json_agg(json_build_object('key', t.key, 'value', t.value) ORDER BY t.key), '[]'::json)
-          FROM traits t WHERE t.profile_id = p.id) AS traits,
-         (SELECT coalesce(json_agg(json_build_object(
-                   'id', m.id, 'content', m.content, 'type', m.type, 'importance', m.importance,
-                   'decay_factor', m.decay_factor, 'created_at', m.created_at,
-                   'last_accessed_at', m.last_accessed_at, 'text_rank', c.text_rank,
-                   'vector_similarity', c.vector_similarity, 'anchor_id', c.anchor_id)), '[]'::json)
-          FROM candidates c
-          JOIN memories m ON m.id = c.id AND m.profile_id = p.id AND m.superseded_at IS NULL) AS memories
-       FROM profile p`,
-      values,
-    );
+    const statement = contextStatement(profile, question, perSource, vector);
+    return this.statements.query<ChatProfileRow>(statement.name, statement.text, statement.values);
   }
 }
 

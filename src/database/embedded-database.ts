@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { HNSW_EF_SEARCH, HNSW_ITERATIVE_SCAN } from './session-settings';
 import { Logger } from '@nestjs/common';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,6 +44,7 @@ export class EmbeddedDatabase {
   static async open(dataDir: string): Promise<EmbeddedDatabase> {
     if (dataDir === IN_MEMORY_DATA_DIR) {
       const pglite = await PGlite.create({ extensions: EXTENSIONS, loadDataDir: inMemoryTemplate });
+      await applySessionSettings(pglite);
       return new EmbeddedDatabase(pglite, null);
     }
     mkdirSync(dataDir, { recursive: true });
@@ -57,6 +59,7 @@ export class EmbeddedDatabase {
       }
       const pglite = await PGlite.create({ dataDir: pgdata, extensions: EXTENSIONS });
       if (created) logger.log(`embedded database created in ${elapsedSeconds(started)}`);
+      await applySessionSettings(pglite);
       return new EmbeddedDatabase(pglite, lock);
     } catch (error) {
       lock.release();
@@ -77,4 +80,13 @@ export class EmbeddedDatabase {
     if (!this.pglite.closed) await this.pglite.close();
     this.lock?.release();
   }
+}
+
+/**
+ * The settings a server connection gets from its pool options (see session-settings.ts).
+ */
+async function applySessionSettings(pglite: PGlite): Promise<void> {
+  await pglite.exec(
+    `SET hnsw.iterative_scan = ${HNSW_ITERATIVE_SCAN}; SET hnsw.ef_search = ${HNSW_EF_SEARCH}`,
+  );
 }

@@ -5,6 +5,10 @@ import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { HNSW_EF_SEARCH, HNSW_ITERATIVE_SCAN } from './session-settings';
+
+/** Settings of the hot statements' connections (see below and session-settings.ts). */
+export const HOT_STATEMENT_OPTIONS = `-c plan_cache_mode=force_generic_plan -c hnsw.iterative_scan=${HNSW_ITERATIVE_SCAN} -c hnsw.ef_search=${HNSW_EF_SEARCH}`;
 
 /** Connections of the pool that serves hot prepared statements (server only). */
 const HOT_POOL_SIZE = 4;
@@ -33,7 +37,7 @@ export class PreparedStatements implements OnApplicationShutdown {
           connectionString: config.databaseUrl,
           max: HOT_POOL_SIZE,
           connectionTimeoutMillis: config.databaseAcquireTimeoutMs,
-          options: '-c plan_cache_mode=force_generic_plan',
+          options: HOT_STATEMENT_OPTIONS,
           application_name: 'profile-memory-service',
         })
       : null;

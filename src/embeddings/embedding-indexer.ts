@@ -17,6 +17,7 @@ import { JobLeases } from '../database/job-leases';
 import { MEMORIES_STORED, MemoriesStoredEvent } from '../memories/memory-events';
 import { EmbeddingsClient } from './embeddings-client';
 import { SemanticSearch } from './semantic-search';
+import { VectorIndex } from './vector-index';
 
 /** Memories embedded per call of the endpoint. */
 export const EMBEDDING_BATCH_SIZE = 64;
@@ -59,11 +60,13 @@ export class EmbeddingIndexer implements OnApplicationBootstrap, BeforeApplicati
     private readonly semantic: SemanticSearch,
     private readonly background: BackgroundWork,
     private readonly leases: JobLeases,
+    private readonly vectorIndex: VectorIndex,
     @Optional() @Inject(EmbeddingsClient) private readonly client: EmbeddingsClient | null,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.semantic.detect();
+    if (this.client) await this.vectorIndex.ensureForStored(this.client.model);
     this.sweepWanted = true;
     this.kick();
   }
@@ -231,5 +234,7 @@ export class EmbeddingIndexer implements OnApplicationBootstrap, BeforeApplicati
        WHERE m.memory_id = e.id AND m.model = $1`,
       [this.client!.model, JSON.stringify(embedded)],
     );
+    const sizes = new Set(embedded.flatMap((memory) => (memory.embedding ? [memory.embedding.length] : [])));
+    for (const size of sizes) this.vectorIndex.ensureFor(size);
   }
 }

@@ -6,6 +6,7 @@ import { UpstreamClient } from '../upstream/upstream-client';
 import { EmbeddingIndexer } from './embedding-indexer';
 import { EmbeddingsClient } from './embeddings-client';
 import { SemanticSearch } from './semantic-search';
+import { VectorIndex } from './vector-index';
 
 /** The client of the embeddings endpoint (EMBEDDINGS_*); null while semantic ranking is not configured. */
 const EMBEDDINGS_UPSTREAM_CLIENT = Symbol('EMBEDDINGS_UPSTREAM_CLIENT');
@@ -41,6 +42,7 @@ const EMBEDDINGS_UPSTREAM_CLIENT = Symbol('EMBEDDINGS_UPSTREAM_CLIENT');
           : null,
     },
     SemanticSearch,
+    VectorIndex,
     EmbeddingIndexer,
   ],
   exports: [SemanticSearch],

@@ -175,33 +175,77 @@ export function memoryCandidatesSql(
     )`;
 }
 
-/** Placeholders of the question's embedding: pgvector text, its model and its size. */
+/** The question's embedding: placeholders of its text form and model, its size, how it is compared. */
 export interface SemanticParameters {
   vector: string;
   model: string;
-  dimensions: string;
+  /** Part of the statement's text (not a parameter): a vector index of this size can then serve it. */
+  dimensions: number;
   /** pgvector's cosine distance, or the cosine in plain SQL over the stored real[] (no extension). */
   engine: 'pgvector' | 'sql';
 }
 
 /**
- * The profile's memories nearest to the question by cosine distance, with their similarity. An exact
- * scan of the profile's embeddings by this model and size (an embedding of another size cannot be
- * compared, and would make pgvector fail the query).
+ * A profile with fewer embeddings than this is ranked by an exact scan of them; a larger one walks the
+ * vector index (pgvector). Exact is faster for small profiles and never misses; the index answers in a
+ * few milliseconds whatever the size.
+ */
+export const EXACT_NEAREST_LIMIT = 2000;
+
+/** The pgvector type that an HNSW index of this many dimensions is built on, if any (see vector-index). */
+export function indexedVectorType(dimensions: number): 'vector' | 'halfvec' | null {
+  if (dimensions <= 2000) return 'vector';
+  if (dimensions <= 4000) return 'halfvec';
+  return null;
+}
+
+/**
+ * The profile's memories nearest to the question by cosine, with their similarity, among its embeddings
+ * by this model and of this size (one of another size cannot be compared, and would make pgvector fail
+ * the query). Without pgvector, an exact scan computing the cosine in SQL. With pgvector, an exact scan
+ * for a profile of fewer than EXACT_NEAREST_LIMIT embeddings (counted up to the limit), else the HNSW
+ * index of this size (`memory_embeddings_hnsw_<size>`, iterative scan so that the profile filter still
+ * yields enough rows). The profile filter of the index branch is written so that no b-tree can serve
+ * it: the statement is prepared with a generic plan, which cannot know that the branch only runs for
+ * large profiles, and would read all of a profile's rows through the (profile_id, model) index.
  */
 function nearestSql(profileId: string, perSource: string, semantic: SemanticParameters): string {
-  const similarity =
-    semantic.engine === 'pgvector'
-      ? `1 - (e.embedding::vector <=> ${semantic.vector}::vector)`
-      : `(SELECT sum(a::float8 * b) / nullif(sqrt(sum(a::float8 * a)) * sqrt(sum(b::float8 * b)), 0)
-          FROM unnest(e.embedding, ${semantic.vector}::real[]) AS v (a, b))`;
-  return `nearest AS MATERIALIZED (
-      SELECT e.memory_id AS id, ${similarity} AS similarity
+  const size = Math.trunc(semantic.dimensions);
+  const ofThisModel = `e.model = ${semantic.model} AND cardinality(e.embedding) = ${size}`;
+  if (semantic.engine === 'sql') {
+    return `nearest AS MATERIALIZED (
+      SELECT e.memory_id AS id,
+             (SELECT sum(a::float8 * b) / nullif(sqrt(sum(a::float8 * a)) * sqrt(sum(b::float8 * b)), 0)
+              FROM unnest(e.embedding, ${semantic.vector}::real[]) AS v (a, b)) AS similarity
       FROM memory_embeddings e
-      WHERE e.profile_id = ${profileId} AND e.model = ${semantic.model}
-        AND cardinality(e.embedding) = ${semantic.dimensions}
+      WHERE e.profile_id = ${profileId} AND ${ofThisModel}
       ORDER BY similarity DESC NULLS LAST, e.memory_id
       LIMIT ${perSource}
+    )`;
+  }
+  const exactDistance = `e.embedding::vector(${size}) <=> ${semantic.vector}::vector(${size})`;
+  const indexed = indexedVectorType(size);
+  const exact = `SELECT e.memory_id AS id, 1 - (${exactDistance}) AS similarity
+        FROM memory_embeddings e
+        WHERE e.profile_id = ${profileId} AND ${ofThisModel}
+        ORDER BY ${exactDistance}, e.memory_id
+        LIMIT ${perSource}`;
+  if (!indexed) return `nearest AS MATERIALIZED (${exact})`;
+  const indexDistance = `e.embedding::${indexed}(${size}) <=> ${semantic.vector}::${indexed}(${size})`;
+  return `nearest_profile_size AS MATERIALIZED (
+      SELECT count(*) AS n FROM (
+        SELECT 1 FROM memory_embeddings e WHERE e.profile_id = ${profileId} AND e.model = ${semantic.model}
+        LIMIT ${EXACT_NEAREST_LIMIT}) AS counted
+    ),
+    nearest AS MATERIALIZED (
+      (${exact.replace('WHERE ', `WHERE (SELECT n FROM nearest_profile_size) < ${EXACT_NEAREST_LIMIT} AND `)})
+      UNION ALL
+      (SELECT e.memory_id AS id, 1 - (${exactDistance}) AS similarity
+        FROM memory_embeddings e
+        WHERE (SELECT n FROM nearest_profile_size) >= ${EXACT_NEAREST_LIMIT}
+          AND e.profile_id::text = (${profileId})::text AND ${ofThisModel}
+        ORDER BY ${indexDistance}
+        LIMIT ${perSource})
     )`;
 }
 
