@@ -77,11 +77,11 @@ export class VectorIndex {
   async ensureForStored(model: string): Promise<void> {
     const status = this.semantic.status;
     if (!status.enabled || status.engine !== 'pgvector') return;
-    const [stored] = (await this.dataSource.query(
+    const [stored] = await this.dataSource.query<Array<{ size: number }>>(
       `SELECT cardinality(embedding) AS size FROM memory_embeddings
        WHERE model = $1 AND embedding IS NOT NULL LIMIT 1`,
       [model],
-    )) as Array<{ size: number }>;
+    );
     if (stored) this.ensureFor(Number(stored.size));
   }
 
