@@ -139,14 +139,13 @@ async function main(): Promise<void> {
 interface LocomoResults {
   ranked: RecallReport;
   baseline: RecallReport;
-  /** With semantic ranking on, where the database has pgvector. */
+  /** With semantic ranking on (pgvector, or the cosine in SQL where it is missing). */
   semantic?: RecallReport;
 }
 
 /**
  * LoCoMo recall three ways, each on a fresh service: ranked by words (the default), the baseline with
- * relevance switched off (importance and recency only), and with semantic ranking, where pgvector
- * exists, using a stand-in embeddings model served by the bench upstream (LSA trained on the
+ * relevance switched off (importance and recency only), and with semantic ranking, using a stand-in embeddings model served by the bench upstream (LSA trained on the
  * conversations' turns: no real model can be reached here).
  */
 async function benchLocomo(
@@ -167,31 +166,14 @@ async function benchLocomo(
   };
   const ranked = await measure('ranked', {});
   const baseline = await measure('baseline', { RANK_WEIGHT_RELEVANCE: '0' });
-  let semantic: RecallReport | undefined;
-  if (await hasPgvector(serviceEnv)) {
-    upstream.serveEmbeddings(trainLsa(locomoTurnTexts(), { dimensions: LSA_DIMENSIONS }));
-    semantic = await measure('semantic', {
-      EMBEDDINGS_MODEL: 'lsa-stand-in',
-      EMBEDDINGS_TIMEOUT_MS: '10000',
-    });
-  } else {
-    console.log('the database has no pgvector: LoCoMo with semantic ranking not measured');
-  }
+  // Semantic ranking works on any database: pgvector where installed, else the cosine in SQL.
+  upstream.serveEmbeddings(trainLsa(locomoTurnTexts(), { dimensions: LSA_DIMENSIONS }));
+  const semantic = await measure('semantic', {
+    EMBEDDINGS_MODEL: 'lsa-stand-in',
+    EMBEDDINGS_TIMEOUT_MS: '10000',
+  });
   printLocomoTable(ranked, baseline, semantic);
   return { ranked, baseline, semantic };
-}
-
-/** PGlite always has pgvector; a server only when the extension is installed. */
-async function hasPgvector(env: Record<string, string | undefined>): Promise<boolean> {
-  if (!env.DATABASE_URL) return true;
-  const client = new Client({ connectionString: env.DATABASE_URL });
-  await client.connect();
-  try {
-    const { rows } = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
-    return rows.length > 0;
-  } finally {
-    await client.end();
-  }
 }
 
 async function prepareTarget(
