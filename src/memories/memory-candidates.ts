@@ -225,10 +225,13 @@ function nearestSql(profileId: string, perSource: string, semantic: SemanticPara
   }
   const exactDistance = `e.embedding::vector(${size}) <=> ${semantic.vector}::vector(${size})`;
   const indexed = indexedVectorType(size);
+  // Ordered by the similarity, which no index serves: ordered by the distance, the planner would walk
+  // the HNSW index here too, through every other profile's vectors (0.37 s for a 100-memory profile
+  // among 111,000 on PGlite).
   const exact = `SELECT e.memory_id AS id, 1 - (${exactDistance}) AS similarity
         FROM memory_embeddings e
         WHERE e.profile_id = ${profileId} AND ${ofThisModel}
-        ORDER BY ${exactDistance}, e.memory_id
+        ORDER BY similarity DESC, e.memory_id
         LIMIT ${perSource}`;
   if (!indexed) return `nearest AS MATERIALIZED (${exact})`;
   const indexDistance = `e.embedding::${indexed}(${size}) <=> ${semantic.vector}::${indexed}(${size})`;
