@@ -1,12 +1,12 @@
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { HNSW_EF_SEARCH, HNSW_ITERATIVE_SCAN } from './session-settings';
 import { Logger } from '@nestjs/common';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { elapsedSeconds } from '../common/display';
 import { DataDirLock } from './data-dir-lock';
+import { HNSW_EF_SEARCH, HNSW_ITERATIVE_SCAN } from './session-settings';
 
 export const IN_MEMORY_DATA_DIR = 'memory://';
 
@@ -82,9 +82,7 @@ export class EmbeddedDatabase {
   }
 }
 
-/**
- * The settings a server connection gets from its pool options (see session-settings.ts).
- */
+/** The settings a server connection gets from its pool options (see session-settings.ts). */
 async function applySessionSettings(pglite: PGlite): Promise<void> {
   await pglite.exec(
     `SET hnsw.iterative_scan = ${HNSW_ITERATIVE_SCAN}; SET hnsw.ef_search = ${HNSW_EF_SEARCH}`,

@@ -30,17 +30,18 @@ export function createVectorIndexSql(dimensions: number, concurrently: boolean):
  * The HNSW index of embeddings of one size, with pgvector: an index needs a fixed size, and the size
  * is the configured model's, known once the first vectors come back, so it cannot come from a
  * migration. It is a partial expression index (`embedding::vector(n)` where `cardinality(embedding) =
- * n`; `halfvec` above 2,000 dimensions, none above 4,000), built once per size in the background (at boot for the stored embeddings' size, and when vectors
- * of a size are stored): on a
- * server with CREATE INDEX CONCURRENTLY (writes go on) by the one replica that holds the build lock (the
- * others go on without waiting), replacing an invalid index left by a build that died; on the embedded
- * database with a plain CREATE INDEX. The context statement uses it for profiles of EXACT_NEAREST_LIMIT
+ * n`; `halfvec` above 2,000 dimensions, none above 4,000), built once per size in the background (at
+ * boot for the stored embeddings' size, and when vectors of a size are stored): on a server with
+ * CREATE INDEX CONCURRENTLY (writes go on) by the one replica that holds the build lock (the others go
+ * on without waiting), replacing an invalid index left by a build that died; on the embedded database
+ * with a plain CREATE INDEX. The context statement uses it for profiles of EXACT_NEAREST_LIMIT
  * embeddings or more, and scans smaller ones exactly.
  */
 @Injectable()
 export class VectorIndex {
   private readonly logger = new Logger('VectorIndex');
-  private readonly ensured = new Map<number, Promise<void>>();
+  /** Sizes whose build this process has started (and not failed). */
+  private readonly ensured = new Set<number>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -51,38 +52,32 @@ export class VectorIndex {
 
   /** Starts the build of the index of this size, once per process; never waits for it. */
   ensureFor(dimensions: number): void {
-    const status = this.semantic.status;
-    if (!status.enabled || status.engine !== 'pgvector') return;
-    if (!indexedVectorType(dimensions) || this.ensured.has(dimensions)) return;
-    let done!: () => void;
-    this.ensured.set(dimensions, new Promise<void>((resolve) => (done = resolve)));
+    if (!this.usesPgvector || !indexedVectorType(dimensions) || this.ensured.has(dimensions)) return;
+    this.ensured.add(dimensions);
     this.background.run(`vector index of ${dimensions} dimensions`, async () => {
       try {
         await this.build(dimensions);
       } catch (error) {
         this.logger.warn(`could not build ${vectorIndexName(dimensions)}: ${errorMessage(error)}`);
         this.ensured.delete(dimensions);
-      } finally {
-        done();
       }
     });
   }
 
-  /** Resolves when this process's build of that size (if any) has ended: for tests and shutdown. */
-  async settled(dimensions: number): Promise<void> {
-    await this.ensured.get(dimensions);
-  }
-
   /** At boot: the index of the size of the stored embeddings of the configured model. */
   async ensureForStored(model: string): Promise<void> {
-    const status = this.semantic.status;
-    if (!status.enabled || status.engine !== 'pgvector') return;
+    if (!this.usesPgvector) return;
     const [stored] = await this.dataSource.query<Array<{ size: number }>>(
       `SELECT cardinality(embedding) AS size FROM memory_embeddings
        WHERE model = $1 AND embedding IS NOT NULL LIMIT 1`,
       [model],
     );
     if (stored) this.ensureFor(Number(stored.size));
+  }
+
+  private get usesPgvector(): boolean {
+    const status = this.semantic.status;
+    return status.enabled && status.engine === 'pgvector';
   }
 
   private async build(dimensions: number): Promise<void> {

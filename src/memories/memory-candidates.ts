@@ -228,12 +228,12 @@ function nearestSql(profileId: string, perSource: string, semantic: SemanticPara
   // Ordered by the similarity, which no index serves: ordered by the distance, the planner would walk
   // the HNSW index here too, through every other profile's vectors (0.37 s for a 100-memory profile
   // among 111,000 on PGlite).
-  const exact = `SELECT e.memory_id AS id, 1 - (${exactDistance}) AS similarity
+  const exactScan = (condition: string) => `SELECT e.memory_id AS id, 1 - (${exactDistance}) AS similarity
         FROM memory_embeddings e
-        WHERE e.profile_id = ${profileId} AND ${ofThisModel}
+        WHERE ${condition} e.profile_id = ${profileId} AND ${ofThisModel}
         ORDER BY similarity DESC, e.memory_id
         LIMIT ${perSource}`;
-  if (!indexed) return `nearest AS MATERIALIZED (${exact})`;
+  if (!indexed) return `nearest AS MATERIALIZED (${exactScan('')})`;
   const indexDistance = `e.embedding::${indexed}(${size}) <=> ${semantic.vector}::${indexed}(${size})`;
   return `nearest_profile_size AS MATERIALIZED (
       SELECT count(*) AS n FROM (
@@ -241,7 +241,7 @@ function nearestSql(profileId: string, perSource: string, semantic: SemanticPara
         LIMIT ${EXACT_NEAREST_LIMIT}) AS counted
     ),
     nearest AS MATERIALIZED (
-      (${exact.replace('WHERE ', `WHERE (SELECT n FROM nearest_profile_size) < ${EXACT_NEAREST_LIMIT} AND `)})
+      (${exactScan(`(SELECT n FROM nearest_profile_size) < ${EXACT_NEAREST_LIMIT} AND`)})
       UNION ALL
       (SELECT e.memory_id AS id, 1 - (${exactDistance}) AS similarity
         FROM memory_embeddings e
