@@ -18,7 +18,7 @@ import {
 import { benchManagement } from './management.bench';
 import { benchProxyOverhead, ProxyOverhead } from './proxy.bench';
 import { benchSoak, SoakReport } from './soak.bench';
-import { benchThroughput, ThroughputReport } from './throughput.bench';
+import { benchThroughput, MeasuredLoad, ThroughputReport } from './throughput.bench';
 import { ServiceProcess } from './service-process';
 import { benchRankingWeights, printWeightsTable, WeightsReport } from './weights.bench';
 
@@ -276,18 +276,20 @@ function printSoak(soak: SoakReport): void {
 }
 
 function printThroughputTable(report: ThroughputReport): void {
+  const cpu = (load: MeasuredLoad) =>
+    `${load.cpuMsPerRequest.process}${load.cpuMsPerRequest.postgres === null ? '' : ` + ${load.cpuMsPerRequest.postgres}`}`;
   console.log(
-    '\n| chat at 32 connections | direct req/s | floor relay req/s (p50 ms) | service req/s (p50 / p99 ms) | service ÷ floor | added p50 / p99 ms |',
+    '\n| chat at 32 connections | direct req/s | floor relay req/s (p50 ms) | service req/s (p50 / p99 ms) | service ÷ floor | added p50 / p99 ms | CPU ms per request, floor / service (relay + PostgreSQL) |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const r of report.rows) {
     console.log(
-      `| ${r.scenario} | ${r.direct.throughput} | ${r.floor.throughput} (${r.floor.p50Ms}) | ${r.service.throughput} (${r.service.p50Ms} / ${r.service.p99Ms}) | ${r.ratioToFloor} | ${r.addedP50Ms} / ${r.addedP99Ms} |`,
+      `| ${r.scenario} | ${r.direct.throughput} | ${r.floor.throughput} (${r.floor.p50Ms}) | ${r.service.throughput} (${r.service.p50Ms} / ${r.service.p99Ms}) | ${r.ratioToFloor} | ${r.addedP50Ms} / ${r.addedP99Ms} | ${cpu(r.floor)} / ${cpu(r.service)} |`,
     );
   }
   const s = report.serial;
   console.log(
-    `| one request at a time | ${s.direct.throughput} (${s.direct.p50Ms} ms) | | ${s.service.throughput} (${s.service.p50Ms} / ${s.service.p99Ms}) | | ${s.addedP50Ms} / ${s.addedP99Ms} |`,
+    `| one request at a time | ${s.direct.throughput} (${s.direct.p50Ms} ms) | | ${s.service.throughput} (${s.service.p50Ms} / ${s.service.p99Ms}) | | ${s.addedP50Ms} / ${s.addedP99Ms} | - / ${cpu(s.service)} |`,
   );
 }
 

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { LoadResult, RequestSpec, round, runLoad } from './load';
+import { postgresCpuMs, processCpuMs } from './process-cpu';
 import { freePort, ServiceProcess } from './service-process';
 
 const CONNECTIONS = 32;
@@ -9,11 +11,16 @@ const TRAITS = 10;
 const MEMORIES = 50;
 const ROUNDS = 3;
 
+/** A load's result with the CPU time it cost per request: the relay's process and the PostgreSQL server's. */
+export interface MeasuredLoad extends LoadResult {
+  cpuMsPerRequest: { process: number; postgres: number | null };
+}
+
 export interface ThroughputRow {
   scenario: string;
   direct: LoadResult;
-  floor: LoadResult;
-  service: LoadResult;
+  floor: MeasuredLoad;
+  service: MeasuredLoad;
   /** Service throughput over the floor relay's, measured in the same rounds. */
   ratioToFloor: number;
   addedP50Ms: number;
@@ -23,7 +30,7 @@ export interface ThroughputRow {
 export interface ThroughputReport {
   rows: ThroughputRow[];
   /** One request at a time: the service's added latency over the upstream alone. */
-  serial: { direct: LoadResult; service: LoadResult; addedP50Ms: number; addedP99Ms: number };
+  serial: { direct: LoadResult; service: MeasuredLoad; addedP50Ms: number; addedP99Ms: number };
 }
 
 /**
@@ -39,10 +46,26 @@ export async function benchThroughput(
   scale: number,
 ): Promise<ThroughputReport> {
   const requests = Math.max(1000, Math.round(4000 * scale));
-  const service = await ServiceProcess.start(serviceEnv);
+  // the embedded database's table upkeep (its autovacuum) checks every second, so that it has
+  // analyzed the seeded tables before the first round, as it would have a minute later in production
+  const service = await ServiceProcess.start({ ...serviceEnv, DB_MAINTENANCE_INTERVAL_MS: '1000' });
   const floor = await startFloorRelay(upstreamUrl, serviceEnv.DATABASE_URL);
+  const onServer = serviceEnv.DATABASE_URL !== undefined;
+  const measured = async (pid: number | undefined, load: Promise<LoadResult>): Promise<MeasuredLoad> => {
+    const before = { process: processCpuMs(pid), postgres: onServer ? postgresCpuMs() : 0 };
+    const result = await load;
+    const perRequest = (ms: number) => round(ms / result.requests);
+    return {
+      ...result,
+      cpuMsPerRequest: {
+        process: perRequest(processCpuMs(pid) - before.process),
+        postgres: onServer ? perRequest(postgresCpuMs() - before.postgres) : null,
+      },
+    };
+  };
   try {
     await seed(service.url);
+    await settleStatistics(serviceEnv.DATABASE_URL);
     const upstreamOrigin = upstreamUrl.replace(/\/v1$/, '');
     const chat =
       (options: { stream: boolean; skipExtraction: boolean; oneUser: boolean }) => (i: number) => ({
@@ -97,15 +120,15 @@ export async function benchThroughput(
       await load(upstreamOrigin, 'warm-up', plain, 300);
       await load(floor.url, 'warm-up', plain, 300);
       await load(service.url, 'warm-up', next, 500);
-      const results: Record<'direct' | 'floor' | 'service', LoadResult[]> = {
-        direct: [],
-        floor: [],
-        service: [],
+      const results = {
+        direct: [] as LoadResult[],
+        floor: [] as MeasuredLoad[],
+        service: [] as MeasuredLoad[],
       };
       for (let r = 0; r < ROUNDS; r++) {
         results.direct.push(await load(upstreamOrigin, 'direct', plain, requests));
-        results.floor.push(await load(floor.url, 'floor relay', plain, requests));
-        results.service.push(await load(service.url, 'service', next, requests));
+        results.floor.push(await measured(floor.pid, load(floor.url, 'floor relay', plain, requests)));
+        results.service.push(await measured(service.pid, load(service.url, 'service', next, requests)));
         await waitForQuiet(service.url);
       }
       const row = {
@@ -124,7 +147,7 @@ export async function benchThroughput(
 
     const serialSpec = chat({ stream: false, skipExtraction: true, oneUser: false });
     const serialCount = Math.max(300, Math.round(1500 * scale));
-    const serialRounds = { direct: [] as LoadResult[], service: [] as LoadResult[] };
+    const serialRounds = { direct: [] as LoadResult[], service: [] as MeasuredLoad[] };
     for (let r = 0; r < ROUNDS; r++) {
       serialRounds.direct.push(
         await runLoad(upstreamOrigin, 'direct', {
@@ -134,7 +157,10 @@ export async function benchThroughput(
         }),
       );
       serialRounds.service.push(
-        await runLoad(service.url, 'service', { requests: serialCount, concurrency: 1, next: serialSpec }),
+        await measured(
+          service.pid,
+          runLoad(service.url, 'service', { requests: serialCount, concurrency: 1, next: serialSpec }),
+        ),
       );
     }
     const direct = medianRound(serialRounds.direct);
@@ -199,14 +225,33 @@ async function waitForQuiet(serviceUrl: string): Promise<void> {
   }
 }
 
-function medianRound(results: LoadResult[]): LoadResult {
+/**
+ * Statistics as a running database has them: freshly seeded tables have none until autovacuum (or, on
+ * the embedded database, the service's table upkeep) analyzes them, and plans made without them are
+ * not the ones production runs.
+ */
+async function settleStatistics(databaseUrl: string | undefined): Promise<void> {
+  if (!databaseUrl) {
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    return;
+  }
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('VACUUM ANALYZE');
+  } finally {
+    await client.end();
+  }
+}
+
+function medianRound<T extends LoadResult>(results: T[]): T {
   return [...results].sort((a, b) => a.throughput - b.throughput)[Math.floor(results.length / 2)];
 }
 
 async function startFloorRelay(
   upstreamUrl: string,
   databaseUrl: string | undefined,
-): Promise<{ url: string; stop: () => Promise<void> }> {
+): Promise<{ url: string; pid: number | undefined; stop: () => Promise<void> }> {
   const port = await freePort();
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -232,6 +277,7 @@ async function startFloorRelay(
   }
   return {
     url,
+    pid: child.pid,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

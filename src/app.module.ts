@@ -3,6 +3,7 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { CommonModule } from './common/common.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { EmbeddedMaintenanceModule } from './database/embedded-maintenance.module';
 import { JobLeasesModule } from './database/job-leases.module';
 import { EmbeddingsModule } from './embeddings/embeddings.module';
 import { ExtractionModule } from './extraction/extraction.module';
@@ -25,6 +26,7 @@ import { UpstreamModule } from './upstream/upstream.module';
     MetricsModule,
     DatabaseModule,
     JobLeasesModule,
+    EmbeddedMaintenanceModule,
     EventEmitterModule.forRoot(),
     CommonModule,
     HealthModule,

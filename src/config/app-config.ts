@@ -18,6 +18,8 @@ export interface AppConfig {
   databaseAcquireTimeoutMs: number;
   /** Longest wait at boot for another process's migrations (the migration lock). */
   migrationLockTimeoutMs: number;
+  /** Pause between two checks of the embedded database's tables for vacuum and analyze. */
+  embeddedMaintenanceIntervalMs: number;
   serviceApiKey: string | null;
   bodyLimitBytes: number;
   upstream: {
@@ -32,7 +34,8 @@ export interface AppConfig {
   /** Completed turns that may wait to be stored; beyond it, requests wait for room (backpressure). */
   turnQueueSize: number;
   llm: { baseUrl: string; apiKey: string | null; model: string };
-  context: { maxMemories: number; maxChars: number };
+  /** cacheBytes: budget of the standing parts of contexts kept between requests (standing-context-cache). */
+  context: { maxMemories: number; maxChars: number; cacheBytes: number };
   /** Weights of memory ranking (see memories/memory-ranking.ts). */
   ranking: RankingWeights;
   extractor: ExtractorMode;
@@ -164,6 +167,7 @@ function readConfig(env: Env): AppConfig {
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 200),
     databaseAcquireTimeoutMs: read.integer('DATABASE_ACQUIRE_TIMEOUT_MS', 5_000, 100, 600_000),
     migrationLockTimeoutMs: read.integer('MIGRATION_LOCK_TIMEOUT_MS', 300_000, 1_000, 3_600_000),
+    embeddedMaintenanceIntervalMs: read.integer('DB_MAINTENANCE_INTERVAL_MS', 60_000, 1_000, 86_400_000),
     serviceApiKey: read.optionalString('SERVICE_API_KEY'),
     bodyLimitBytes: read.byteSize('BODY_LIMIT', '10mb'),
     upstream: {
@@ -183,6 +187,7 @@ function readConfig(env: Env): AppConfig {
     context: {
       maxMemories: read.integer('CONTEXT_MAX_MEMORIES', 10, 0, 100),
       maxChars: read.integer('CONTEXT_MAX_CHARS', 4000, 200, 100_000),
+      cacheBytes: read.integer('CONTEXT_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
     },
     ranking: {
       relevance: read.decimal('RANK_WEIGHT_RELEVANCE', DEFAULT_RANKING_WEIGHTS.relevance, 0, 100),

@@ -2,14 +2,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { PreparedStatements } from '../database/prepared-statements';
+import { MetricsService } from '../metrics/metrics.service';
 import { QuestionVector, SemanticSearch } from '../embeddings/semantic-search';
 import { scoreAndRankMemories } from '../memories/memory-ranking';
 import { CANDIDATES_PER_SOURCE, RetrievedMemory, toRetrievedMemory } from '../memories/memory-candidates';
 import { ProfilesService } from '../profiles/profiles.service';
 import { TraitSchema } from '../traits/trait-schema';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
-import { ChatProfileRow, contextStatement, ProfileKey } from './context-statement';
+import { CandidateRow } from '../memories/memory-candidates';
+import { ContextStatementRow, contextStatement, ProfileKey, StandingContext } from './context-statement';
 import { BuiltContext, buildContextText, ContextTrait } from './context-text';
+import { StandingContextCache } from './standing-context-cache';
 
 /** Priority of traits that have no schema (custom traits written through the API). */
 const UNSCHEMED_TRAIT_PRIORITY = 0;
@@ -28,21 +31,35 @@ export interface ExplainedContext {
   memories: ScoredMemory[];
 }
 
+/** A profile as the context is built from it: summary, traits, and its memory candidates for a question. */
+interface LoadedProfile {
+  id: string;
+  summary: string;
+  traits: Array<{ key: string; value: unknown }>;
+  memories: CandidateRow[];
+}
+
 /**
  * What the proxy injects for one request: summary, injection-enabled traits and the memories that best
  * fit the question. The profile, its traits and its memory candidates come in one round trip, since
- * this is on the path of every chat request. The context endpoint and the MCP search tool build the
+ * this is on the path of every chat request; the part that does not depend on the question is kept
+ * between requests and sent again only when it changed (StandingContextCache). The context endpoint and the MCP search tool build the
  * same way, so what they show is what the proxy would send.
  */
 @Injectable()
 export class ContextService {
+  private readonly standing: StandingContextCache;
+
   constructor(
     private readonly statements: PreparedStatements,
     private readonly profiles: ProfilesService,
     private readonly semantic: SemanticSearch,
     private readonly schemas: TraitSchemaRegistry,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.standing = new StandingContextCache(config.context.cacheBytes);
+  }
 
   /** The profile of this user id (created on first use) and, unless skipped, its context for the question. */
   async forChat(
@@ -143,7 +160,7 @@ export class ContextService {
     };
   }
 
-  private rank(row: ChatProfileRow): ScoredMemory[] {
+  private rank(row: LoadedProfile): ScoredMemory[] {
     const candidates = row.memories.map(toRetrievedMemory);
     return scoreAndRankMemories(candidates, new Date(), this.config.ranking).map(({ memory, score }) => ({
       ...memory,
@@ -151,16 +168,50 @@ export class ContextService {
     }));
   }
 
-  /** The profile, its traits and its memory candidates, in one prepared statement per ranking mode. */
+  /**
+   * The profile, its traits and its memory candidates, in one prepared statement per ranking mode; the
+   * standing part comes from the cache when the database confirms it is unchanged.
+   */
   private async loadProfile(
     profile: ProfileKey,
     question: string,
     perSource: number,
     vector: QuestionVector | null,
-  ): Promise<ChatProfileRow[]> {
-    const statement = contextStatement(profile, question, perSource, vector);
-    return this.statements.query<ChatProfileRow>(statement.name, statement.text, statement.values);
+  ): Promise<LoadedProfile[]> {
+    const key = `${'id' in profile ? `id:${profile.id}` : `user:${profile.externalId}`}:${perSource}`;
+    const held = this.standing.get(key);
+    const statement = contextStatement(profile, question, perSource, vector, held?.fingerprint ?? '');
+    const [row] = await this.statements.query<ContextStatementRow>(
+      statement.name,
+      statement.text,
+      statement.values,
+    );
+    if (!row) {
+      this.standing.delete(key);
+      return [];
+    }
+    const standing = row.standing === null && held ? held : standingOf(row);
+    this.metrics.observeStandingContext(standing === held);
+    if (standing !== held) this.standing.set(key, standing);
+    return [
+      { id: row.id, summary: standing.summary, traits: standing.traits, memories: merged(row, standing) },
+    ];
   }
+}
+
+function standingOf(row: ContextStatementRow): StandingContext {
+  return {
+    fingerprint: row.fingerprint,
+    summary: row.summary ?? '',
+    traits: row.traits ?? [],
+    memories: row.standing ?? [],
+  };
+}
+
+/** The question's candidates, then the standing memories the question did not bring. */
+function merged(row: ContextStatementRow, standing: StandingContext): CandidateRow[] {
+  const brought = new Set(row.memories.map((memory) => memory.id));
+  return [...row.memories, ...standing.memories.filter((memory) => !brought.has(memory.id))];
 }
 
 function injectableTraits(

@@ -43,8 +43,10 @@ export const COMMON_WORD_MEMORIES = 1000;
 const CORPUS_SIZE = 10_000;
 
 /**
- * The CTEs that collect a profile's candidate memories for a question, ending in `candidates (id,
- * text_rank)`; the pure `rankMemories` then orders them.
+ * The CTEs that collect a profile's candidate memories for a question, ending in two sets:
+ * `question_candidates (id, text_rank, vector_similarity, anchor_id)`, those the question brings, and
+ * `standing` (whole rows with their versions), the most important and the most recent whatever the question (with no rank unless
+ * the question brings them too); the pure `rankMemories` then orders them.
  *
  * Relevance is BM25 over PostgreSQL full text. A memory's vector holds its words both as English stems and
  * as written ('simple'); each word of the question is looked up both ways and counts once per memory,
@@ -151,16 +153,19 @@ export function memoryCandidatesSql(
            ) AS n
       GROUP BY n.id
     ),
-    important AS (
-      SELECT m.id FROM memories m WHERE m.profile_id = ${profileId} AND m.superseded_at IS NULL
+    -- the standing candidates (the most important and the most recent), read whole with their row
+    -- versions: the context statement sends them only when they changed
+    important AS MATERIALIZED (
+      SELECT ${STANDING_COLUMNS} FROM memories m WHERE m.profile_id = ${profileId} AND m.superseded_at IS NULL
       ORDER BY m.importance * m.decay_factor DESC, m.created_at DESC LIMIT ${perSource}
     ),
     recent AS (
-      SELECT m.id FROM memories m WHERE m.profile_id = ${profileId} AND m.superseded_at IS NULL
+      SELECT ${STANDING_COLUMNS} FROM memories m WHERE m.profile_id = ${profileId} AND m.superseded_at IS NULL
       ORDER BY m.created_at DESC LIMIT ${perSource}
     ),
     ${semantic ? nearestSql(profileId, perSource, semantic) : 'nearest (id, similarity) AS (SELECT NULL::uuid, NULL::float8 WHERE false)'},
-    candidates AS (
+    -- the candidates the question brings, with their ranks: the same for a memory found several ways
+    question_candidates AS (
       -- anchor_id: the match a memory's rank comes from, when it comes from being next to one
       SELECT id, max(text_rank) AS text_rank, max(similarity) AS vector_similarity,
              CASE WHEN coalesce(max(text_rank) FILTER (WHERE anchor_id IS NULL), 0) < max(text_rank)
@@ -168,12 +173,18 @@ export function memoryCandidatesSql(
       FROM (
         SELECT id, text_rank, NULL::float8 AS similarity, NULL::uuid AS anchor_id FROM matching
         UNION ALL SELECT id, text_rank, NULL, anchor_id FROM neighbours
-        UNION ALL SELECT id, 0, NULL, NULL FROM important
-        UNION ALL SELECT id, 0, NULL, NULL FROM recent
         UNION ALL SELECT id, 0, similarity, NULL FROM nearest
       ) c GROUP BY id
-    )`;
+    ),
+    -- the candidates whatever the question: the most important and the most recent memories
+    standing AS (
+      SELECT * FROM important
+      UNION ALL SELECT * FROM recent r WHERE NOT EXISTS (SELECT 1 FROM important i WHERE i.id = r.id)    )`;
 }
+
+/** The columns of a standing candidate `m`, with its row version (a new one with every change of the row). */
+const STANDING_COLUMNS = `m.id, m.xmin::text AS version, m.content, m.type, m.importance, m.decay_factor,
+        m.created_at, m.last_accessed_at`;
 
 /** The question's embedding: placeholders of its text form and model, its size, how it is compared. */
 export interface SemanticParameters {

@@ -53,6 +53,12 @@ export class MetricsService {
     buckets: CONTEXT_ITEM_BUCKETS,
     registers: [this.registry],
   });
+  private readonly standingContexts = new Counter({
+    name: `${METRIC_PREFIX}context_standing_total`,
+    help: 'Contexts built, by whether their standing part (summary, traits, standing memories) was held or sent again',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
   private readonly extractionRuns = new Counter({
     name: `${METRIC_PREFIX}extraction_batches_total`,
     help: 'Background extraction batches, by outcome (success, failure, aborted by shutdown)',
@@ -85,6 +91,10 @@ export class MetricsService {
   observeInjectedContext(traits: number, memories: number): void {
     this.injectedContext.observe({ kind: 'traits' }, traits);
     this.injectedContext.observe({ kind: 'memories' }, memories);
+  }
+
+  observeStandingContext(held: boolean): void {
+    this.standingContexts.inc({ result: held ? 'held' : 'sent' });
   }
 
   /** For `UpstreamClientOptions.observer`: `client` names which upstream client (proxy, extraction). */

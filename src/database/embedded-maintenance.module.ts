@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { EmbeddedMaintenance } from './embedded-maintenance';
+
+@Module({ providers: [EmbeddedMaintenance], exports: [EmbeddedMaintenance] })
+export class EmbeddedMaintenanceModule {}

@@ -1,0 +1,128 @@
+import { PreparedStatements } from '../src/database/prepared-statements';
+import type { ContextStatementRow } from '../src/context/context-statement';
+import { askForInjectedIds, makeMemory, makeProfile, putTrait } from './support/factories';
+import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
+import { startTestApp, TestApp } from './support/test-app';
+
+/**
+ * The standing part of a context (summary, traits, most important and most recent memories) is kept
+ * between requests and not sent again while the database's fingerprint of it holds. Every change to it,
+ * through the API or straight in the database as another replica would make it, shows in the very next
+ * context.
+ */
+describe('The standing part of a context, held between requests', () => {
+  let fake: FakeOpenAI;
+  let t: TestApp;
+  let rows: ContextStatementRow[];
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    t = await startTestApp({
+      UPSTREAM_BASE_URL: fake.url,
+      UPSTREAM_API_KEY: 'sk-test',
+      EXTRACTOR: 'heuristic',
+    });
+    const statements = t.app.get(PreparedStatements);
+    const query = statements.query.bind(statements);
+    jest.spyOn(statements, 'query').mockImplementation(async (name, text, values) => {
+      const result = await query(name, text, values);
+      if (name.startsWith('chat-context')) rows.push(...(result as ContextStatementRow[]));
+      return result;
+    });
+  });
+
+  beforeEach(() => {
+    rows = [];
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  /** The system message the upstream got for this user's question. */
+  async function injected(userId: string, question = 'What do you know about me?'): Promise<string> {
+    await askForInjectedIds(t, userId, question);
+    await t.drain();
+    return fake.requests.at(-1)!.body.messages[0].content as string;
+  }
+
+  async function userWithMemories(userId: string) {
+    const profile = await makeProfile(t, userId);
+    await putTrait(t, profile.id, 'preferred_language', 'Python');
+    const memories = [];
+    for (const content of ['Has a dog called Pixel', 'Lives in Lisbon', 'Is allergic to peanuts'])
+      memories.push(await makeMemory(t, profile.id, { content, importance: 0.5 }));
+    return { profile, memories };
+  }
+
+  it('is sent once, then only its fingerprint, while nothing changes', async () => {
+    await userWithMemories('standing-steady');
+    // the first chat marks the injected memories as used (last_accessed_at): a change of them
+    expect(await injected('standing-steady')).toContain('Pixel');
+    await injected('standing-steady');
+    const held = await injected('standing-steady', 'Anything about pets?');
+    expect(held).toContain('Pixel');
+    expect(held).toContain('Python');
+    const [first, second, third] = rows;
+    expect(first.standing).toHaveLength(3);
+    expect(first.traits).toEqual([{ key: 'preferred_language', value: 'Python' }]);
+    expect(second.standing).toHaveLength(3);
+    expect(third.fingerprint).toBe(second.fingerprint);
+    expect(third.standing).toBeNull();
+    expect(third.traits).toBeNull();
+    expect(third.summary).toBeNull();
+  });
+
+  it('shows changes made through the API in the next context', async () => {
+    const { profile, memories } = await userWithMemories('standing-api');
+    expect(await injected('standing-api')).toContain('Python');
+
+    await putTrait(t, profile.id, 'preferred_language', 'Rust');
+    expect(await injected('standing-api')).toContain('Rust');
+
+    await makeMemory(t, profile.id, { content: 'Plays the cello on Sundays' });
+    expect(await injected('standing-api')).toContain('cello');
+
+    await t.admin().delete(`/api/profiles/${profile.id}/memories/${memories[0].id}`).expect(200);
+    expect(await injected('standing-api')).not.toContain('Pixel');
+
+    await t
+      .admin()
+      .patch(`/api/profiles/${profile.id}`)
+      .send({ summary: 'A cellist in Lisbon.' })
+      .expect(200);
+    expect(await injected('standing-api')).toContain('A cellist in Lisbon.');
+  });
+
+  it('shows changes another replica wrote straight to the database in the next context', async () => {
+    const { profile, memories } = await userWithMemories('standing-replica');
+    expect(await injected('standing-replica')).toContain('peanuts');
+
+    await t.dataSource.query(`UPDATE memories SET content = 'Is allergic to shellfish' WHERE id = $1`, [
+      memories[2].id,
+    ]);
+    const edited = await injected('standing-replica');
+    expect(edited).toContain('shellfish');
+    expect(edited).not.toContain('peanuts');
+
+    await t.dataSource.query(`UPDATE memories SET superseded_at = now() WHERE id = $1`, [memories[1].id]);
+    expect(await injected('standing-replica')).not.toContain('Lisbon');
+
+    await t.dataSource.query(`DELETE FROM traits WHERE profile_id = $1`, [profile.id]);
+    expect(await injected('standing-replica')).not.toContain('Python');
+
+    await t.dataSource.query(`UPDATE profiles SET summary = 'Summary written elsewhere.' WHERE id = $1`, [
+      profile.id,
+    ]);
+    expect(await injected('standing-replica')).toContain('Summary written elsewhere.');
+  });
+
+  it('forgets an erased profile: a new one with the same user id starts empty', async () => {
+    const { profile } = await userWithMemories('standing-erased');
+    expect(await injected('standing-erased')).toContain('Pixel');
+    await t.admin().delete(`/api/profiles/${profile.id}`).expect(200);
+    await injected('standing-erased');
+    expect(fake.requests.at(-1)!.body.messages[0].content).not.toContain('Pixel');
+  });
+});
