@@ -13,24 +13,46 @@ export function processCpuMs(pid: number | undefined): number {
   }
 }
 
-/** CPU time used so far by every PostgreSQL server process on the machine (backends and workers), in ms. */
+/**
+ * CPU time used so far by the PostgreSQL server on this machine, in ms: its live processes (backends and
+ * workers), and the backends that have ended, which the postmaster has counted as its children's time.
+ */
 export function postgresCpuMs(): number {
-  let total = 0;
+  const processes = new Map<number, { parent: number; own: number; children: number }>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (command.startsWith('postgres')) total += cpuOfStat(stat);
+      if (!command.startsWith('postgres')) continue;
+      const fields = statFields(stat);
+      processes.set(Number(entry), {
+        parent: Number(fields[1]),
+        own: ticksToMs(Number(fields[11]) + Number(fields[12])),
+        children: ticksToMs(Number(fields[13]) + Number(fields[14])),
+      });
     } catch {
       // the process ended meanwhile
     }
   }
+  let total = 0;
+  for (const process of processes.values()) {
+    total += process.own;
+    if (!processes.has(process.parent)) total += process.children; // the postmaster
+  }
   return total;
 }
 
+/** The fields of /proc/<pid>/stat after the command: state first, then ppid, ..., utime is the 12th. */
+function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 function cpuOfStat(stat: string): number {
-  // fields after the command: state is the 1st, utime the 12th, stime the 13th
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  const fields = statFields(stat);
+  return ticksToMs(Number(fields[11]) + Number(fields[12]));
+}
+
+function ticksToMs(ticks: number): number {
+  return (ticks * 1000) / TICKS_PER_SECOND;
 }

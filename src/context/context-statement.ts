@@ -9,16 +9,6 @@ import {
 /** How the profile is named: by the caller's user id (the proxy), or by its own id (the API). */
 export type ProfileKey = { externalId: string } | { id: string };
 
-/** The part of a profile's context that does not depend on the question: summary, traits, standing memories. */
-export interface StandingContext {
-  /** Names exactly these rows: their ids and row versions, the profile's and its traits'. */
-  fingerprint: string;
-  summary: string;
-  traits: Array<{ key: string; value: unknown }>;
-  /** The most important and the most recent memories, as candidates with no rank. */
-  memories: CandidateRow[];
-}
-
 /**
  * A row of the context statement. The standing part (summary, traits, standing memories) is null when
  * its fingerprint is the one the caller already holds; `memories` are the question's own candidates.

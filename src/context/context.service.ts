@@ -9,10 +9,9 @@ import { CANDIDATES_PER_SOURCE, RetrievedMemory, toRetrievedMemory } from '../me
 import { ProfilesService } from '../profiles/profiles.service';
 import { TraitSchema } from '../traits/trait-schema';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
-import { CandidateRow } from '../memories/memory-candidates';
-import { ContextStatementRow, contextStatement, ProfileKey, StandingContext } from './context-statement';
+import { ContextStatementRow, contextStatement, ProfileKey } from './context-statement';
 import { BuiltContext, buildContextText, ContextTrait } from './context-text';
-import { StandingContextCache } from './standing-context-cache';
+import { StandingContext, StandingContextCache } from './standing-context-cache';
 
 /** Priority of traits that have no schema (custom traits written through the API). */
 const UNSCHEMED_TRAIT_PRIORITY = 0;
@@ -36,7 +35,7 @@ interface LoadedProfile {
   id: string;
   summary: string;
   traits: Array<{ key: string; value: unknown }>;
-  memories: CandidateRow[];
+  memories: RetrievedMemory[];
 }
 
 /**
@@ -161,8 +160,7 @@ export class ContextService {
   }
 
   private rank(row: LoadedProfile): ScoredMemory[] {
-    const candidates = row.memories.map(toRetrievedMemory);
-    return scoreAndRankMemories(candidates, new Date(), this.config.ranking).map(({ memory, score }) => ({
+    return scoreAndRankMemories(row.memories, new Date(), this.config.ranking).map(({ memory, score }) => ({
       ...memory,
       score,
     }));
@@ -204,14 +202,15 @@ function standingOf(row: ContextStatementRow): StandingContext {
     fingerprint: row.fingerprint,
     summary: row.summary ?? '',
     traits: row.traits ?? [],
-    memories: row.standing ?? [],
+    memories: (row.standing ?? []).map(toRetrievedMemory),
   };
 }
 
 /** The question's candidates, then the standing memories the question did not bring. */
-function merged(row: ContextStatementRow, standing: StandingContext): CandidateRow[] {
-  const brought = new Set(row.memories.map((memory) => memory.id));
-  return [...row.memories, ...standing.memories.filter((memory) => !brought.has(memory.id))];
+function merged(row: ContextStatementRow, standing: StandingContext): RetrievedMemory[] {
+  const brought = row.memories.map(toRetrievedMemory);
+  const ids = new Set(brought.map((memory) => memory.id));
+  return [...brought, ...standing.memories.filter((memory) => !ids.has(memory.id))];
 }
 
 function injectableTraits(

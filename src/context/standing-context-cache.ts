@@ -1,4 +1,14 @@
-import type { StandingContext } from './context-statement';
+import type { RetrievedMemory } from '../memories/memory-candidates';
+
+/** The part of a profile's context that does not depend on the question. */
+export interface StandingContext {
+  /** The database's fingerprint of it: the ids and row versions of the profile, its traits, the memories. */
+  fingerprint: string;
+  summary: string;
+  traits: Array<{ key: string; value: unknown }>;
+  /** The most important and the most recent memories, as candidates with no rank. */
+  memories: RetrievedMemory[];
+}
 
 /** What an entry is counted as beyond its text: keys, dates, numbers and the objects that hold them. */
 const ENTRY_OVERHEAD_BYTES = 512;
