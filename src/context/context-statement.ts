@@ -4,6 +4,7 @@ import {
   MAX_QUESTION_CHARS,
   memoryCandidatesSql,
   namesIn,
+  WORD_SCAN_LIMIT,
 } from '../memories/memory-candidates';
 
 /** How the profile is named: by the caller's user id (the proxy), or by its own id (the API). */
@@ -45,7 +46,8 @@ function candidateJson(textRank: string, similarity: string, anchorId: string): 
  * when it differs from what the caller holds (`heldFingerprint`, '' for nothing): its fingerprint is a
  * hash of the ids and row versions (`xmin`, new with every change of a row) of the profile, its traits
  * and the standing memories, so any write to any of them, on any replica, changes it, and a held copy
- * with the same fingerprint is exactly what the database holds.
+ * with the same fingerprint is exactly what the database holds. `wordScanLimit` (tests) moves the size
+ * below which a profile's words are counted in one pass (WORD_SCAN_LIMIT).
  */
 export function contextStatement(
   profile: ProfileKey,
@@ -53,6 +55,7 @@ export function contextStatement(
   perSource: number,
   vector: QuestionVector | null,
   heldFingerprint = '',
+  wordScanLimit = WORD_SCAN_LIMIT,
 ): NamedStatement {
   const semantic = vector
     ? { vector: '$5', model: '$6', dimensions: vector.dimensions, engine: vector.engine }
@@ -65,11 +68,11 @@ export function contextStatement(
   const held = `$${values.length}::text`;
   const mode = vector ? `${vector.engine}-${vector.dimensions}` : 'words';
   return {
-    name: `chat-context-v13-${byId ? 'id' : 'user'}-${mode}`,
+    name: `chat-context-v14-${byId ? 'id' : 'user'}-${mode}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`,
     text: `WITH profile AS (
          SELECT id, summary, xmin::text AS version FROM profiles WHERE ${byId ? 'id = $1::uuid' : 'external_id = $1'}
        ),
-       ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$4::text[]', '$3', semantic)},
+       ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$4::text[]', '$3', semantic, wordScanLimit)},
        standing_fingerprint AS MATERIALIZED (
          SELECT md5(concat_ws('|', p.id, p.version,
            (SELECT string_agg(t.key || '=' || t.xmin::text, ',' ORDER BY t.key) FROM traits t WHERE t.profile_id = p.id),

@@ -115,7 +115,7 @@ export class ContextService {
       Math.max(CANDIDATES_PER_SOURCE, limit),
       vector,
     );
-    return row ? this.rank(row).slice(0, limit) : [];
+    return row ? this.rank(row, limit) : [];
   }
 
   /**
@@ -130,7 +130,7 @@ export class ContextService {
       Math.max(CANDIDATES_PER_SOURCE, limit),
       vector,
     );
-    return row ? this.rank(row).slice(0, limit) : [];
+    return row ? this.rank(row, limit) : [];
   }
 
   private async build(
@@ -144,7 +144,7 @@ export class ContextService {
     const vector = perSource > 0 ? await this.semantic.embedQuestion(question, signal) : null;
     const [row] = await this.loadProfile(profile, question, perSource, vector);
     if (!row) return null;
-    const ranked = this.rank(row).slice(0, maxMemories);
+    const ranked = this.rank(row, maxMemories);
     const context = buildContextText(
       { summary: row.summary, traits: injectableTraits(row.traits, schemas), memories: ranked },
       { maxMemories, maxChars: this.config.context.maxChars },
@@ -159,11 +159,11 @@ export class ContextService {
     };
   }
 
-  private rank(row: LoadedProfile): ScoredMemory[] {
-    return scoreAndRankMemories(row.memories, new Date(), this.config.ranking).map(({ memory, score }) => ({
-      ...memory,
-      score,
-    }));
+  /** The profile's `limit` best candidates, with their scores. */
+  private rank(row: LoadedProfile, limit: number): ScoredMemory[] {
+    return scoreAndRankMemories(row.memories, new Date(), this.config.ranking)
+      .slice(0, limit)
+      .map(({ memory, score }) => ({ ...memory, score }));
   }
 
   /**

@@ -1,0 +1,61 @@
+import { contextStatement, ContextStatementRow } from '../src/context/context-statement';
+import { makeMemory, makeProfile } from './support/factories';
+import { startTestApp, TestApp } from './support/test-app';
+
+const PEOPLE = ['Will', 'Maria', 'Chen', 'the US team', 'IT support'];
+const THINGS = ['hiking boots', 'jazz records', 'a garden in Lisbon', 'spicy ramen', 'chess openings'];
+const VERBS = ['bought', 'talked about', 'loves', 'cooked with', 'organised', 'forgot'];
+
+/**
+ * The context statement counts and matches a small profile's words in one pass over its memories, and a
+ * large profile's through the (profile_id, search_vector) index. Both ways must find the same
+ * candidates with the same ranks: here the same profile is read both ways.
+ */
+describe('The context statement, small and large profile paths', () => {
+  let t: TestApp;
+  let profileId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    profileId = (await makeProfile(t)).id;
+    for (let i = 0; i < 120; i++) {
+      const content = `${PEOPLE[i % PEOPLE.length]} ${VERBS[(i * 7) % VERBS.length]} ${THINGS[(i * 3) % THINGS.length]} on day ${i % 17}`;
+      const memory = await makeMemory(t, profileId, { content, importance: (i % 10) / 10 });
+      if (i % 11 === 0) {
+        await t.dataSource.query(`UPDATE memories SET superseded_at = now() WHERE id = $1`, [memory.id]);
+      }
+    }
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function candidates(question: string, wordScanLimit: number) {
+    const statement = contextStatement({ id: profileId }, question, 50, null, '', wordScanLimit);
+    const [row]: ContextStatementRow[] = await t.dataSource.query(statement.text, statement.values);
+    const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+    return {
+      question: row.memories
+        .map((m) => ({ id: m.id, rank: Number(Number(m.text_rank).toFixed(9)), anchor: m.anchor_id }))
+        .sort(byId),
+      standing: row.standing!.map((m) => m.id).sort(),
+    };
+  }
+
+  it.each([
+    'What did Will buy for the hike?',
+    'Tell me about jazz and chess',
+    'Where is the garden? Lisbon?',
+    'What did the US team organise on day 3?',
+    'Who cooked spicy ramen with IT support',
+    'something nobody ever said',
+    'day',
+    '?',
+  ])('finds the same candidates both ways for %j', async (question) => {
+    const small = await candidates(question, 10_000);
+    const large = await candidates(question, 1);
+    expect(small).toEqual(large);
+    if (question.includes('Will')) expect(small.question.length).toBeGreaterThan(0);
+  });
+});
