@@ -119,6 +119,8 @@ describe('Turn recording under load', () => {
     await ask('retried-user').expect(200);
     // the writer now waits for the lock: its connection is cut under it
     await waitFor(async () => {
+      // this session is in a transaction, which would keep showing its first snapshot of the activity
+      await other.query('SELECT pg_stat_clear_snapshot()');
       const rows = await other.query(
         `SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity
          WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'INSERT INTO messages%'`,

@@ -34,12 +34,19 @@ interface MessageRow {
 
 /** Turns written by one statement. */
 const MAX_TURNS_PER_WRITE = 200;
+/**
+ * Turns are gathered this long before a write, so that a busy service commits many in one statement:
+ * without it, turns came one at a time between the writes (a commit per turn, 0.54 ms each on PGlite,
+ * a third of a chat's CPU there). The answer does not wait for it: a request waits only until its turn
+ * is queued.
+ */
+export const TURN_GATHER_MS = 20;
 const FIRST_RETRY_MS = 50;
 const MAX_RETRY_MS = 5_000;
 
 /**
  * Stores completed turns off the answer path, durably. Turns wait in a bounded queue and are written in
- * batches, many turns in one INSERT, by one writer at a time: it takes a single pooled connection, holds
+ * batches, many turns in one INSERT (gathered for TURN_GATHER_MS), by one writer at a time: it takes a single pooled connection, holds
  * no lock but its own new rows (so it cannot deadlock with anything), and a transient database failure
  * (lost connection, pool timeout, lock timeout) is retried with backoff, never dropped. When the queue
  * is full, `record` waits for room: the request that brought the turn is held (its answer is not ended
@@ -95,9 +102,14 @@ export class TurnRecorder implements BeforeApplicationShutdown {
     this.writing = true;
     this.background.run('store turns', async () => {
       try {
+        if (this.queue.length < MAX_TURNS_PER_WRITE) {
+          await new Promise((resolve) => setTimeout(resolve, TURN_GATHER_MS));
+        }
         await this.writeQueued();
       } finally {
         this.writing = false;
+        // turns queued by requests that were woken as this writer finished: nobody else starts for them
+        if (this.queue.length > 0 && Date.now() < this.giveUpAt) this.startWriter();
       }
     });
   }
