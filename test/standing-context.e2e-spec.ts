@@ -72,6 +72,14 @@ describe('The standing part of a context, held between requests', () => {
     expect(third.standing).toBeNull();
     expect(third.traits).toBeNull();
     expect(third.summary).toBeNull();
+
+    const metrics = (await t.api().get('/metrics').expect(200)).text;
+    const count = (result: string) =>
+      Number(
+        new RegExp(`^pms_context_standing_total\\{result="${result}"\\} (\\d+)`, 'm').exec(metrics)?.[1],
+      );
+    expect(count('held')).toBeGreaterThanOrEqual(1);
+    expect(count('sent')).toBeGreaterThanOrEqual(2);
   });
 
   it('shows changes made through the API in the next context', async () => {
