@@ -82,6 +82,7 @@ export function buildContextText(
  * that the model reads each fact once and the budget goes to facts it would not otherwise see.
  */
 export function summaryBesides(summary: string, traits: ContextTrait[], memories: ContextMemory[]): string {
+  if (summary.trim() === '') return '';
   const said = new Set([
     ...traits.map((trait) => sameText(renderTemplate('{{value}}', trait.value))),
     ...memories.map((memory) => sameText(memory.content)),
