@@ -1,26 +1,21 @@
 import { askForInjectedIds, expectEnvelope, makeMemory, makeProfile, putTrait } from './support/factories';
-import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
-import { startTestApp, TestApp } from './support/test-app';
+import { FakeOpenAI } from './support/fake-openai-upstream';
+import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
 
 const CLOSING = '[End of user profile]';
 
 /** POST /api/profiles/{id}/context: what the proxy would inject, for apps that call their LLM themselves. */
 describe('The context endpoint', () => {
   let fake: FakeOpenAI;
-  let t: TestApp;
+  let t: ProxiedTestApp;
 
   beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    t = await startTestApp({
-      UPSTREAM_BASE_URL: fake.url,
-      UPSTREAM_API_KEY: 'sk-test',
-      EXTRACTOR: 'heuristic',
-    });
+    t = await startProxiedTestApp();
+    fake = t.fake;
   });
 
   afterAll(async () => {
     await t.close();
-    await fake.close();
   });
 
   const context = (id: string, body: object) =>

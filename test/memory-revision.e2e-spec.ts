@@ -1,26 +1,21 @@
 import { expectEnvelope, makeMemory, makeProfile, putTrait } from './support/factories';
-import { FakeOpenAI, LooseJson, startFakeOpenAI } from './support/fake-openai-upstream';
-import { startTestApp, TestApp } from './support/test-app';
+import { FakeOpenAI, LooseJson } from './support/fake-openai-upstream';
+import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
 
 /** Memories that revise themselves, and the history of every change (both databases). */
 describe('Memory revision and history', () => {
   let fake: FakeOpenAI;
-  let t: TestApp;
+  let t: ProxiedTestApp;
   let seq = 0;
   const nextUser = () => `revision-user-${++seq}`;
 
   beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    t = await startTestApp({
-      UPSTREAM_BASE_URL: fake.url,
-      UPSTREAM_API_KEY: 'sk-test',
-      EXTRACTOR: 'heuristic',
-    });
+    t = await startProxiedTestApp();
+    fake = t.fake;
   });
 
   afterAll(async () => {
     await t.close();
-    await fake.close();
   });
 
   const api = () => t.admin();

@@ -1,26 +1,22 @@
 import { askForInjectedIds, makeMemory, makeProfile } from './support/factories';
-import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
-import { startTestApp, TestApp } from './support/test-app';
+import { FakeOpenAI } from './support/fake-openai-upstream';
+import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
 
 /** Which memories the proxy injects for a question, and within what budget. */
 describe('Relevant context', () => {
   let fake: FakeOpenAI;
-  let t: TestApp;
+  let t: ProxiedTestApp;
 
   beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    t = await startTestApp({
-      UPSTREAM_BASE_URL: fake.url,
-      UPSTREAM_API_KEY: 'sk-test',
-      EXTRACTOR: 'heuristic',
+    t = await startProxiedTestApp({
       CONTEXT_MAX_MEMORIES: '3',
       CONTEXT_MAX_CHARS: '2000',
     });
+    fake = t.fake;
   });
 
   afterAll(async () => {
     await t.close();
-    await fake.close();
   });
 
   const ask = async (userId: string, question: string) => ({

@@ -1,8 +1,8 @@
 import { PreparedStatements } from '../src/database/prepared-statements';
 import type { ContextStatementRow } from '../src/context/context-statement';
 import { askForInjectedIds, makeMemory, makeProfile, putTrait } from './support/factories';
-import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
-import { startTestApp, TestApp } from './support/test-app';
+import { FakeOpenAI } from './support/fake-openai-upstream';
+import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
 
 /**
  * The standing part of a context (summary, traits, most important and most recent memories) is kept
@@ -12,16 +12,12 @@ import { startTestApp, TestApp } from './support/test-app';
  */
 describe('The standing part of a context, held between requests', () => {
   let fake: FakeOpenAI;
-  let t: TestApp;
+  let t: ProxiedTestApp;
   let rows: ContextStatementRow[];
 
   beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    t = await startTestApp({
-      UPSTREAM_BASE_URL: fake.url,
-      UPSTREAM_API_KEY: 'sk-test',
-      EXTRACTOR: 'heuristic',
-    });
+    t = await startProxiedTestApp();
+    fake = t.fake;
     const statements = t.app.get(PreparedStatements);
     const query = statements.query.bind(statements);
     jest.spyOn(statements, 'query').mockImplementation(async (name, text, values) => {
@@ -37,7 +33,6 @@ describe('The standing part of a context, held between requests', () => {
 
   afterAll(async () => {
     await t.close();
-    await fake.close();
   });
 
   /** The system message the upstream got for this user's question. */

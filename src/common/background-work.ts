@@ -25,6 +25,18 @@ export class BackgroundWork implements BeforeApplicationShutdown {
     this.running.add(promise);
   }
 
+  /**
+   * Runs `task` now and then every `intervalMs` (never when 0), as background work; the timer does not
+   * keep the process alive. Returns what stops the repeats.
+   */
+  repeat(name: string, intervalMs: number, task: () => Promise<unknown>): () => void {
+    this.run(name, task);
+    if (intervalMs <= 0) return () => undefined;
+    const timer = setInterval(() => this.run(name, task), intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   get pending(): number {
     return this.running.size;
   }

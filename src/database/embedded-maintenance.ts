@@ -40,7 +40,7 @@ interface TableActivity {
 @Injectable()
 export class EmbeddedMaintenance implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('EmbeddedMaintenance');
-  private timer: NodeJS.Timeout | undefined;
+  private stopRepeats: () => void = () => undefined;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -50,14 +50,15 @@ export class EmbeddedMaintenance implements OnApplicationBootstrap, BeforeApplic
 
   onApplicationBootstrap(): void {
     if (this.config.databaseUrl !== null) return;
-    const run = () => this.background.run('embedded table upkeep', () => this.runLogged());
-    run();
-    this.timer = setInterval(run, this.config.embeddedMaintenanceIntervalMs);
-    this.timer.unref();
+    this.stopRepeats = this.background.repeat(
+      'embedded table upkeep',
+      this.config.embeddedMaintenanceIntervalMs,
+      () => this.runLogged(),
+    );
   }
 
   beforeApplicationShutdown(): void {
-    clearInterval(this.timer);
+    this.stopRepeats();
   }
 
   /** Vacuums and analyzes the tables past autovacuum's thresholds; returns what it did. */

@@ -61,7 +61,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
   private readonly runs = new Map<string, Promise<void>>();
   private readonly runAgain = new Set<string>();
   private readonly stopping = new AbortController();
-  private sweepTimer: NodeJS.Timeout | undefined;
+  private stopSweeps: () => void = () => undefined;
   private sweeping: Promise<void> | null = null;
   private takeoverTimer: NodeJS.Timeout | undefined;
 
@@ -80,19 +80,13 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
   }
 
   onApplicationBootstrap(): void {
-    this.background.run('extraction sweep', () => this.sweep());
-    const interval = this.config.extraction.sweepIntervalMs;
-    if (interval > 0) {
-      this.sweepTimer = setInterval(
-        () => this.background.run('extraction sweep', () => this.sweep()),
-        interval,
-      );
-      this.sweepTimer.unref();
-    }
+    this.stopSweeps = this.background.repeat('extraction sweep', this.config.extraction.sweepIntervalMs, () =>
+      this.sweep(),
+    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.sweepTimer);
+    this.stopSweeps();
     clearTimeout(this.takeoverTimer);
     this.stopping.abort();
     await this.drain();

@@ -31,7 +31,7 @@ const DECAY_LEASE_MS = 10 * 60_000;
 @Injectable()
 export class MemoryDecayService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('MemoryDecayService');
-  private timer: NodeJS.Timeout | undefined;
+  private stopRepeats: () => void = () => undefined;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -42,16 +42,13 @@ export class MemoryDecayService implements OnApplicationBootstrap, BeforeApplica
   ) {}
 
   onApplicationBootstrap(): void {
-    this.background.run('memory decay', () => this.runScheduled());
-    this.timer = setInterval(
-      () => this.background.run('memory decay', () => this.runScheduled()),
-      this.config.extraction.decayIntervalMs,
+    this.stopRepeats = this.background.repeat('memory decay', this.config.extraction.decayIntervalMs, () =>
+      this.runScheduled(),
     );
-    this.timer.unref();
   }
 
   beforeApplicationShutdown(): void {
-    clearInterval(this.timer);
+    this.stopRepeats();
   }
 
   /**

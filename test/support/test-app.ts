@@ -4,6 +4,7 @@ import { App } from 'supertest/types';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.setup';
 import { BackgroundWork } from '../../src/common/background-work';
+import { FakeOpenAI, startFakeOpenAI } from './fake-openai-upstream';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -78,4 +79,29 @@ function applyEnv(env: Record<string, string | undefined>): void {
     if (value === undefined) delete process.env[key];
     else process.env[key] = value;
   }
+}
+
+/** An app that relays to a fake OpenAI upstream, with the heuristic extractor; `close` stops both. */
+export interface ProxiedTestApp extends TestApp {
+  fake: FakeOpenAI;
+}
+
+export async function startProxiedTestApp(
+  env: Record<string, string | undefined> = {},
+): Promise<ProxiedTestApp> {
+  const fake = await startFakeOpenAI();
+  const t = await startTestApp({
+    UPSTREAM_BASE_URL: fake.url,
+    UPSTREAM_API_KEY: 'sk-test',
+    EXTRACTOR: 'heuristic',
+    ...env,
+  });
+  return {
+    ...t,
+    fake,
+    close: async () => {
+      await t.close();
+      await fake.close();
+    },
+  };
 }
