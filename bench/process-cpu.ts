@@ -16,6 +16,8 @@ export function processCpuMs(pid: number | undefined): number {
 /**
  * CPU time used so far by the PostgreSQL server on this machine, in ms: its live processes (backends and
  * workers), and the backends that have ended, which the postmaster has counted as its children's time.
+ * Every `postgres` process counts (there is one cluster here); NaN when there is none (a server on
+ * another machine).
  */
 export function postgresCpuMs(): number {
   const processes = new Map<number, { parent: number; own: number; children: number }>();
@@ -35,6 +37,7 @@ export function postgresCpuMs(): number {
       // the process ended meanwhile
     }
   }
+  if (processes.size === 0) return Number.NaN;
   let total = 0;
   for (const process of processes.values()) {
     total += process.own;

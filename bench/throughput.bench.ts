@@ -51,18 +51,25 @@ export async function benchThroughput(
   const service = await ServiceProcess.start({ ...serviceEnv, DB_MAINTENANCE_INTERVAL_MS: '1000' });
   const floor = await startFloorRelay(upstreamUrl, serviceEnv.DATABASE_URL);
   const onServer = serviceEnv.DATABASE_URL !== undefined;
-  const measured = async (pid: number | undefined, load: Promise<LoadResult>): Promise<MeasuredLoad> => {
-    const before = { process: processCpuMs(pid), postgres: onServer ? postgresCpuMs() : 0 };
-    const result = await load;
-    const perRequest = (ms: number) => round(ms / result.requests);
+  // CPU from the start of the load until the work it left behind (turns to store, extraction) is done
+  const measured = async (
+    pid: number | undefined,
+    load: () => Promise<LoadResult>,
+    settled: () => Promise<void> = () => Promise.resolve(),
+  ): Promise<MeasuredLoad> => {
+    const before = { process: processCpuMs(pid), postgres: onServer ? postgresCpuMs() : Number.NaN };
+    const result = await load();
+    await settled();
+    const perRequest = (ms: number) => (Number.isNaN(ms) ? null : round(ms / result.requests));
     return {
       ...result,
       cpuMsPerRequest: {
-        process: perRequest(processCpuMs(pid) - before.process),
-        postgres: onServer ? perRequest(postgresCpuMs() - before.postgres) : null,
+        process: perRequest(processCpuMs(pid) - before.process) ?? Number.NaN,
+        postgres: perRequest(postgresCpuMs() - before.postgres),
       },
     };
   };
+  const quiet = () => waitForQuiet(service.url);
   try {
     await seed(service.url);
     await settleStatistics(serviceEnv.DATABASE_URL);
@@ -120,6 +127,7 @@ export async function benchThroughput(
       await load(upstreamOrigin, 'warm-up', plain, 300);
       await load(floor.url, 'warm-up', plain, 300);
       await load(service.url, 'warm-up', next, 500);
+      await quiet();
       const results = {
         direct: [] as LoadResult[],
         floor: [] as MeasuredLoad[],
@@ -127,9 +135,10 @@ export async function benchThroughput(
       };
       for (let r = 0; r < ROUNDS; r++) {
         results.direct.push(await load(upstreamOrigin, 'direct', plain, requests));
-        results.floor.push(await measured(floor.pid, load(floor.url, 'floor relay', plain, requests)));
-        results.service.push(await measured(service.pid, load(service.url, 'service', next, requests)));
-        await waitForQuiet(service.url);
+        results.floor.push(await measured(floor.pid, () => load(floor.url, 'floor relay', plain, requests)));
+        results.service.push(
+          await measured(service.pid, () => load(service.url, 'service', next, requests), quiet),
+        );
       }
       const row = {
         scenario,
@@ -159,7 +168,8 @@ export async function benchThroughput(
       serialRounds.service.push(
         await measured(
           service.pid,
-          runLoad(service.url, 'service', { requests: serialCount, concurrency: 1, next: serialSpec }),
+          () => runLoad(service.url, 'service', { requests: serialCount, concurrency: 1, next: serialSpec }),
+          quiet,
         ),
       );
     }

@@ -1,3 +1,5 @@
+import { ContextService } from '../src/context/context.service';
+import { StandingContextCache } from '../src/context/standing-context-cache';
 import { PreparedStatements } from '../src/database/prepared-statements';
 import type { ContextStatementRow } from '../src/context/context-statement';
 import { askForInjectedIds, makeMemory, makeProfile, putTrait } from './support/factories';
@@ -121,11 +123,13 @@ describe('The standing part of a context, held between requests', () => {
     expect(await injected('standing-replica')).toContain('Summary written elsewhere.');
   });
 
-  it('forgets an erased profile: a new one with the same user id starts empty', async () => {
+  it('forgets an erased profile: its held part is dropped, and a new one with the same user id starts empty', async () => {
     const { profile } = await userWithMemories('standing-erased');
     expect(await injected('standing-erased')).toContain('Pixel');
+    const held = (t.app.get(ContextService) as unknown as { standing: StandingContextCache }).standing;
+    const before = held.size;
     await t.admin().delete(`/api/profiles/${profile.id}`).expect(200);
-    await injected('standing-erased');
-    expect(fake.requests.at(-1)!.body.messages[0].content).not.toContain('Pixel');
+    expect(held.size).toBeLessThan(before);
+    expect(await injected('standing-erased')).not.toContain('Pixel');
   });
 });

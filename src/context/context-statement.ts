@@ -46,7 +46,8 @@ function candidateJson(textRank: string, similarity: string, anchorId: string): 
  * when it differs from what the caller holds (`heldFingerprint`, '' for nothing): its fingerprint is a
  * hash of the ids and row versions (`xmin`, new with every change of a row) of the profile, its traits
  * and the standing memories, so any write to any of them, on any replica, changes it, and a held copy
- * with the same fingerprint is exactly what the database holds. `wordScanLimit` (tests) moves the size
+ * with the same fingerprint is exactly what the database holds. The server's start time is part of it:
+ * a replica promoted after a failover may hand out again transaction ids the old primary had used. `wordScanLimit` (tests) moves the size
  * below which a profile's words are counted in one pass (WORD_SCAN_LIMIT).
  */
 export function contextStatement(
@@ -74,7 +75,7 @@ export function contextStatement(
        ),
        ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$4::text[]', '$3', semantic, wordScanLimit)},
        standing_fingerprint AS MATERIALIZED (
-         SELECT md5(concat_ws('|', p.id, p.version,
+         SELECT md5(concat_ws('|', pg_postmaster_start_time(), p.id, p.version,
            (SELECT string_agg(t.key || '=' || t.xmin::text, ',' ORDER BY t.key) FROM traits t WHERE t.profile_id = p.id),
            (SELECT string_agg(r.id || '=' || r.version, ',' ORDER BY r.id) FROM standing r))) AS value
          FROM profile p

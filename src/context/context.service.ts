@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { PreparedStatements } from '../database/prepared-statements';
@@ -6,6 +7,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { QuestionVector, SemanticSearch } from '../embeddings/semantic-search';
 import { scoreAndRankMemories } from '../memories/memory-ranking';
 import { CANDIDATES_PER_SOURCE, RetrievedMemory, toRetrievedMemory } from '../memories/memory-candidates';
+import { PROFILE_ERASED, ProfileErasedEvent } from '../profiles/profile-events';
 import { ProfilesService } from '../profiles/profiles.service';
 import { TraitSchema } from '../traits/trait-schema';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
@@ -166,6 +168,11 @@ export class ContextService {
       .map(({ memory, score }) => ({ ...memory, score }));
   }
 
+  @OnEvent(PROFILE_ERASED)
+  onProfileErased(event: ProfileErasedEvent): void {
+    this.standing.forgetProfile(event.profileId);
+  }
+
   /**
    * The profile, its traits and its memory candidates, in one prepared statement per ranking mode; the
    * standing part comes from the cache when the database confirms it is unchanged.
@@ -199,6 +206,7 @@ export class ContextService {
 
 function standingOf(row: ContextStatementRow): StandingContext {
   return {
+    profileId: row.id,
     fingerprint: row.fingerprint,
     summary: row.summary ?? '',
     traits: row.traits ?? [],

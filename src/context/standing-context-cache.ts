@@ -2,6 +2,7 @@ import type { RetrievedMemory } from '../memories/memory-candidates';
 
 /** The part of a profile's context that does not depend on the question. */
 export interface StandingContext {
+  profileId: string;
   /** The database's fingerprint of it: the ids and row versions of the profile, its traits, the memories. */
   fingerprint: string;
   summary: string;
@@ -19,7 +20,9 @@ const ROW_OVERHEAD_BYTES = 256;
  * recent memories), kept so that the context statement does not send it again while its fingerprint
  * holds. An entry is only ever used after the database confirmed its fingerprint, so a stale entry
  * costs one full answer, never a wrong context. Least recently used entries go first once the entries'
- * approximate size passes the budget (CONTEXT_CACHE_MB; 0 keeps nothing).
+ * approximate size passes the budget (CONTEXT_CACHE_MB; 0 keeps nothing). An erased profile's entries
+ * are dropped when this process erases it; another replica's are never used again (the fingerprint
+ * names the profile) and age out.
  */
 export class StandingContextCache {
   private readonly entries = new Map<string, { context: StandingContext; bytes: number }>();
@@ -54,6 +57,13 @@ export class StandingContextCache {
     if (!entry) return;
     this.entries.delete(key);
     this.bytes -= entry.bytes;
+  }
+
+  /** Drops every entry of this profile (erased: its data is not kept in memory either). */
+  forgetProfile(profileId: string): void {
+    for (const [key, entry] of this.entries) {
+      if (entry.context.profileId === profileId) this.delete(key);
+    }
   }
 
   get size(): number {

@@ -35,12 +35,15 @@ interface TableActivity {
  * is ever analyzed or vacuumed by itself: the planner would keep estimating every table as empty (a
  * 50-memory profile's context statement took twice as long on such plans) and the rows that updates and
  * deletes leave behind would never be reclaimed. This does what autovacuum does, with its thresholds, at
- * boot and every DB_MAINTENANCE_INTERVAL_MS. A PostgreSQL server has autovacuum; nothing runs there.
+ * boot and every DB_MAINTENANCE_INTERVAL_MS, one run at a time. PGlite's one session is held while a
+ * table is vacuumed, so requests wait for it (milliseconds for a table of thousands of rows, longer for
+ * a large one). A PostgreSQL server has autovacuum; nothing runs there.
  */
 @Injectable()
 export class EmbeddedMaintenance implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('EmbeddedMaintenance');
   private stopRepeats: () => void = () => undefined;
+  private running = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -92,6 +95,8 @@ export class EmbeddedMaintenance implements OnApplicationBootstrap, BeforeApplic
   }
 
   private async runLogged(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
     try {
       const done = await this.upkeep();
       if (done.length > 0) {
@@ -101,6 +106,8 @@ export class EmbeddedMaintenance implements OnApplicationBootstrap, BeforeApplic
       }
     } catch (error) {
       this.logger.warn(`table upkeep failed, tried again later: ${errorMessage(error)}`);
+    } finally {
+      this.running = false;
     }
   }
 }

@@ -55,15 +55,19 @@ export class PreparedStatements implements OnApplicationShutdown {
   async query<T extends object>(name: string, text: string, values: unknown[]): Promise<T[]> {
     if (this.hotPool) return (await this.hotPool.query<T>({ name, text, values })).rows;
     const client = await ((this.dataSource.driver as PostgresDriver).master as Pool).connect();
+    let broken: Error | undefined;
     try {
       await client.query(FORCE_GENERIC_PLANS);
       try {
         return (await client.query<T>({ name, text, values })).rows;
       } finally {
-        await client.query(DEFAULT_PLANS);
+        await client.query(DEFAULT_PLANS).catch((error: Error) => {
+          broken = error;
+          this.logger.warn(`plan_cache_mode not reset: ${error.message}`);
+        });
       }
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 

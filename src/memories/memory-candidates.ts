@@ -189,11 +189,11 @@ export function memoryCandidatesSql(
     -- versions: the context statement sends them only when they changed
     important AS MATERIALIZED (
       SELECT ${STANDING_COLUMNS} FROM memories m WHERE m.profile_id = ${profileId} AND m.superseded_at IS NULL
-      ORDER BY m.importance * m.decay_factor DESC, m.created_at DESC LIMIT ${perSource}
+      ORDER BY m.importance * m.decay_factor DESC, m.created_at DESC, m.id DESC LIMIT ${perSource}
     ),
     recent AS (
       SELECT ${STANDING_COLUMNS} FROM memories m WHERE m.profile_id = ${profileId} AND m.superseded_at IS NULL
-      ORDER BY m.created_at DESC LIMIT ${perSource}
+      ORDER BY m.created_at DESC, m.id DESC LIMIT ${perSource}
     ),
     ${semantic ? nearestSql(profileId, perSource, semantic) : 'nearest (id, similarity) AS (SELECT NULL::uuid, NULL::float8 WHERE false)'},
     -- the candidates the question brings, with their ranks: the same for a memory found several ways

@@ -102,7 +102,7 @@ export class TurnRecorder implements BeforeApplicationShutdown {
     this.writing = true;
     this.background.run('store turns', async () => {
       try {
-        if (this.queue.length < MAX_TURNS_PER_WRITE) {
+        if (this.queue.length < MAX_TURNS_PER_WRITE && !this.saturated) {
           await new Promise((resolve) => setTimeout(resolve, TURN_GATHER_MS));
         }
         await this.writeQueued();

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
 import { profileNotFound } from '../common/api-error';
@@ -9,6 +10,7 @@ import { MessageEntity } from '../messages/message.entity';
 import { TraitEntity } from '../traits/trait.entity';
 import { MAX_EXTERNAL_ID_LENGTH } from './dto/profile-request.dto';
 import { ProfileEntity } from './profile.entity';
+import { PROFILE_ERASED, ProfileErasedEvent } from './profile-events';
 
 export const RECENT_MEMORIES_IN_PROFILE = 10;
 
@@ -44,6 +46,7 @@ export class ProfilesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly history: ProfileHistory,
+    private readonly events: EventEmitter2,
   ) {}
 
   private get profiles() {
@@ -134,7 +137,7 @@ export class ProfilesService {
   /** Deletes the profile and everything of it, and says exactly how many rows of each kind went. */
   async delete(pathId: string): Promise<DeletedCounts> {
     const profile = await this.resolve(pathId);
-    return this.dataSource.transaction(async (manager) => {
+    const deleted = await this.dataSource.transaction(async (manager) => {
       // Locking the row first makes concurrent inserts of its children wait and then fail, so the
       // counts below are all that ever existed.
       const locked: unknown[] = await manager.query(`SELECT id FROM profiles WHERE id = $1 FOR UPDATE`, [
@@ -155,6 +158,9 @@ export class ProfilesService {
       const { traits, memories, messages } = rows[0];
       return { traits, memories, messages };
     });
+    const event: ProfileErasedEvent = { profileId: profile.id };
+    this.events.emit(PROFILE_ERASED, event);
+    return deleted;
   }
 
   async export(pathId: string): Promise<ProfileExport> {
