@@ -126,7 +126,8 @@ describe('The standing part of a context, held between requests', () => {
   it('forgets an erased profile: its held part is dropped, and a new one with the same user id starts empty', async () => {
     const { profile } = await userWithMemories('standing-erased');
     expect(await injected('standing-erased')).toContain('Pixel');
-    const held = (t.app.get(ContextService) as unknown as { standing: StandingContextCache }).standing;
+    const context: unknown = t.app.get(ContextService);
+    const held = (context as { standing: StandingContextCache }).standing;
     const before = held.size;
     await t.admin().delete(`/api/profiles/${profile.id}`).expect(200);
     expect(held.size).toBeLessThan(before);
