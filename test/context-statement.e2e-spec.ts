@@ -59,3 +59,23 @@ describe('The context statement, small and large profile paths', () => {
     if (question.includes('Will')) expect(small.question.length).toBeGreaterThan(0);
   });
 });
+
+describe('The context statement on the main connection', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('leaves the session plan mode as it was (PGlite forces generic plans around it only)', async () => {
+    const profile = await makeProfile(t);
+    await makeMemory(t, profile.id, { content: 'Likes long walks' });
+    await t.admin().post(`/api/profiles/${profile.id}/context`).send({ question: 'walks?' }).expect(200);
+    const [{ plan_cache_mode: mode }] = await t.dataSource.query('SHOW plan_cache_mode');
+    expect(mode).toBe('auto');
+  });
+});

@@ -47,8 +47,9 @@ function candidateJson(textRank: string, similarity: string, anchorId: string): 
  * hash of the ids and row versions (`xmin`, new with every change of a row) of the profile, its traits
  * and the standing memories, so any write to any of them, on any replica, changes it, and a held copy
  * with the same fingerprint is exactly what the database holds. The server's start time is part of it:
- * a replica promoted after a failover may hand out again transaction ids the old primary had used. `wordScanLimit` (tests) moves the size
- * below which a profile's words are counted in one pass (WORD_SCAN_LIMIT).
+ * a replica promoted after a failover may hand out again transaction ids the old primary had used.
+ * `wordScanLimit` (tests) moves the size below which a profile's words are counted in one pass
+ * (WORD_SCAN_LIMIT).
  */
 export function contextStatement(
   profile: ProfileKey,

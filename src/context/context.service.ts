@@ -3,10 +3,10 @@ import { OnEvent } from '@nestjs/event-emitter';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { PreparedStatements } from '../database/prepared-statements';
-import { MetricsService } from '../metrics/metrics.service';
 import { QuestionVector, SemanticSearch } from '../embeddings/semantic-search';
-import { scoreAndRankMemories } from '../memories/memory-ranking';
 import { CANDIDATES_PER_SOURCE, RetrievedMemory, toRetrievedMemory } from '../memories/memory-candidates';
+import { scoreAndRankMemories } from '../memories/memory-ranking';
+import { MetricsService } from '../metrics/metrics.service';
 import { PROFILE_ERASED, ProfileErasedEvent } from '../profiles/profile-events';
 import { ProfilesService } from '../profiles/profiles.service';
 import { TraitSchema } from '../traits/trait-schema';
@@ -44,8 +44,8 @@ interface LoadedProfile {
  * What the proxy injects for one request: summary, injection-enabled traits and the memories that best
  * fit the question. The profile, its traits and its memory candidates come in one round trip, since
  * this is on the path of every chat request; the part that does not depend on the question is kept
- * between requests and sent again only when it changed (StandingContextCache). The context endpoint and the MCP search tool build the
- * same way, so what they show is what the proxy would send.
+ * between requests and sent again only when it changed (StandingContextCache). The context endpoint
+ * and the MCP search tool build the same way, so what they show is what the proxy would send.
  */
 @Injectable()
 export class ContextService {
@@ -111,7 +111,7 @@ export class ContextService {
     signal?: AbortSignal,
   ): Promise<ScoredMemory[]> {
     const vector = await this.semantic.embedQuestion(query, signal);
-    const [row] = await this.loadProfile(
+    const row = await this.loadProfile(
       { externalId: userId },
       query,
       Math.max(CANDIDATES_PER_SOURCE, limit),
@@ -126,7 +126,7 @@ export class ContextService {
    */
   async relatedMemories(profileId: string, text: string, limit: number): Promise<ScoredMemory[]> {
     const vector = await this.semantic.embedQuestion(text);
-    const [row] = await this.loadProfile(
+    const row = await this.loadProfile(
       { id: profileId },
       text,
       Math.max(CANDIDATES_PER_SOURCE, limit),
@@ -144,7 +144,7 @@ export class ContextService {
   ): Promise<(ExplainedContext & { profileId: string }) | null> {
     const perSource = maxMemories > 0 ? Math.max(CANDIDATES_PER_SOURCE, maxMemories) : 0;
     const vector = perSource > 0 ? await this.semantic.embedQuestion(question, signal) : null;
-    const [row] = await this.loadProfile(profile, question, perSource, vector);
+    const row = await this.loadProfile(profile, question, perSource, vector);
     if (!row) return null;
     const ranked = this.rank(row, maxMemories);
     const context = buildContextText(
@@ -182,7 +182,7 @@ export class ContextService {
     question: string,
     perSource: number,
     vector: QuestionVector | null,
-  ): Promise<LoadedProfile[]> {
+  ): Promise<LoadedProfile | null> {
     const key = `${'id' in profile ? `id:${profile.id}` : `user:${profile.externalId}`}:${perSource}`;
     const held = this.standing.get(key);
     const statement = contextStatement(profile, question, perSource, vector, held?.fingerprint ?? '');
@@ -193,14 +193,17 @@ export class ContextService {
     );
     if (!row) {
       this.standing.delete(key);
-      return [];
+      return null;
     }
     const standing = row.standing === null && held ? held : standingOf(row);
     this.metrics.observeStandingContext(standing === held);
     if (standing !== held) this.standing.set(key, standing);
-    return [
-      { id: row.id, summary: standing.summary, traits: standing.traits, memories: merged(row, standing) },
-    ];
+    return {
+      id: row.id,
+      summary: standing.summary,
+      traits: standing.traits,
+      memories: merged(row, standing),
+    };
   }
 }
 

@@ -18,7 +18,7 @@ const VACUUM_SHARE = 0.2;
 const ANALYZE_BASE_ROWS = 50;
 const ANALYZE_SHARE = 0.1;
 
-export interface TableUpkeep {
+interface TableUpkeep {
   table: string;
   vacuumed: boolean;
 }
@@ -100,9 +100,7 @@ export class EmbeddedMaintenance implements OnApplicationBootstrap, BeforeApplic
     try {
       const done = await this.upkeep();
       if (done.length > 0) {
-        this.logger.debug(
-          `${done.map((t) => `${t.vacuumed ? 'vacuumed' : 'analyzed'} ${t.table}`).join(', ')}`,
-        );
+        this.logger.debug(done.map((t) => `${t.vacuumed ? 'vacuumed' : 'analyzed'} ${t.table}`).join(', '));
       }
     } catch (error) {
       this.logger.warn(`table upkeep failed, tried again later: ${errorMessage(error)}`);

@@ -46,13 +46,13 @@ const MAX_RETRY_MS = 5_000;
 
 /**
  * Stores completed turns off the answer path, durably. Turns wait in a bounded queue and are written in
- * batches, many turns in one INSERT (gathered for TURN_GATHER_MS), by one writer at a time: it takes a single pooled connection, holds
- * no lock but its own new rows (so it cannot deadlock with anything), and a transient database failure
- * (lost connection, pool timeout, lock timeout) is retried with backoff, never dropped. When the queue
- * is full, `record` waits for room: the request that brought the turn is held (its answer is not ended
- * yet), so load slows down instead of piling up in memory. `conversation.recorded` is emitted after each
- * commit, which starts extraction. A turn that cannot be stored for good (its profile was deleted
- * meanwhile) is logged and let go.
+ * batches, many turns in one INSERT (gathered for TURN_GATHER_MS), by one writer at a time: it takes a
+ * single pooled connection, holds no lock but its own new rows (so it cannot deadlock with anything),
+ * and a transient database failure (lost connection, pool timeout, lock timeout) is retried with
+ * backoff, never dropped. When the queue is full, `record` waits for room: the request that brought the
+ * turn is held (its answer is not ended yet), so load slows down instead of piling up in memory.
+ * `conversation.recorded` is emitted after each commit, which starts extraction. A turn that cannot be
+ * stored for good (its profile was deleted meanwhile) is logged and let go.
  */
 @Injectable()
 export class TurnRecorder implements BeforeApplicationShutdown {
