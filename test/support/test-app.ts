@@ -1,6 +1,7 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { App } from 'supertest/types';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.setup';
 import { BackgroundWork } from '../../src/common/background-work';
@@ -26,6 +27,9 @@ export interface TestApp {
  * PostgreSQL server (DATABASE_URL set) the tables are emptied first, so each suite starts clean.
  */
 export async function startTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
+  // emptied before the app starts, so that its boot work (sweeps) never sees an earlier suite's rows
+  const sharedServer = process.env.DATABASE_URL !== undefined && env.DATABASE_URL === undefined;
+  if (sharedServer) await emptyServerDatabase(process.env.DATABASE_URL!);
   const saved = new Map(Object.keys(env).map((key) => [key, process.env[key]]));
   applyEnv(env);
   let app: NestExpressApplication;
@@ -36,7 +40,8 @@ export async function startTestApp(env: Record<string, string | undefined> = {})
   }
   await app.listen(0, '127.0.0.1');
   const dataSource = app.get(DataSource);
-  if (process.env.DATABASE_URL && env.DATABASE_URL === undefined) await truncateAll(dataSource);
+  // and its boot work is over before the test writes anything that work could pick up
+  if (sharedServer) await app.get(BackgroundWork).drain();
   const server = app.getHttpServer() as App;
   const address = (app.getHttpServer() as { address(): { port: number } }).address();
   return {
@@ -68,10 +73,25 @@ function adminClient(server: App, apiKey: string | undefined): AdminClient {
   };
 }
 
+const TRUNCATE_ALL =
+  'TRUNCATE profiles, traits, memories, memory_embeddings, messages, job_leases, profile_history';
+
 export async function truncateAll(dataSource: DataSource): Promise<void> {
-  await dataSource.query(
-    'TRUNCATE profiles, traits, memories, memory_embeddings, messages, job_leases, profile_history',
-  );
+  await dataSource.query(TRUNCATE_ALL);
+}
+
+/** Empties the server's tables, if they exist yet (a new database is migrated by the app's boot). */
+async function emptyServerDatabase(url: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const [{ migrated }] = (
+      await client.query(`SELECT to_regclass('profile_history') IS NOT NULL AS migrated`)
+    ).rows as Array<{ migrated: boolean }>;
+    if (migrated) await client.query(TRUNCATE_ALL);
+  } finally {
+    await client.end();
+  }
 }
 
 function applyEnv(env: Record<string, string | undefined>): void {
