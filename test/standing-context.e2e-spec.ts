@@ -1,7 +1,7 @@
 import { ContextService } from '../src/context/context.service';
-import { StandingContextCache } from '../src/context/standing-context-cache';
+import { HeldContexts } from '../src/context/held-contexts';
 import { PreparedStatements } from '../src/database/prepared-statements';
-import type { ContextStatementRow } from '../src/context/context-statement';
+import type { HeldProfileStatementRow } from '../src/context/context-statement';
 import { askForInjectedIds, makeMemory, makeProfile, putTrait } from './support/factories';
 import { FakeOpenAI } from './support/fake-openai-upstream';
 import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
@@ -15,7 +15,7 @@ import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
 describe('The standing part of a context, held between requests', () => {
   let fake: FakeOpenAI;
   let t: ProxiedTestApp;
-  let rows: ContextStatementRow[];
+  let rows: HeldProfileStatementRow[];
 
   beforeAll(async () => {
     t = await startProxiedTestApp();
@@ -24,7 +24,7 @@ describe('The standing part of a context, held between requests', () => {
     const query = statements.query.bind(statements);
     jest.spyOn(statements, 'query').mockImplementation(async (name, text, values) => {
       const result = await query(name, text, values);
-      if (name.startsWith('chat-context')) rows.push(...(result as ContextStatementRow[]));
+      if (name.startsWith('chat-context')) rows.push(...(result as HeldProfileStatementRow[]));
       return result;
     });
   });
@@ -62,11 +62,11 @@ describe('The standing part of a context, held between requests', () => {
     expect(held).toContain('Pixel');
     expect(held).toContain('Python');
     const [first, second, third] = rows;
-    expect(first.standing).toHaveLength(3);
+    expect(first.memories).toHaveLength(3);
     expect(first.traits).toEqual([{ key: 'preferred_language', value: 'Python' }]);
-    expect(second.standing).toHaveLength(3);
+    expect(second.memories).toHaveLength(3);
     expect(third.fingerprint).toBe(second.fingerprint);
-    expect(third.standing).toBeNull();
+    expect(third.memories).toBeNull();
     expect(third.traits).toBeNull();
     expect(third.summary).toBeNull();
 
@@ -127,7 +127,7 @@ describe('The standing part of a context, held between requests', () => {
     const { profile } = await userWithMemories('standing-erased');
     expect(await injected('standing-erased')).toContain('Pixel');
     const context: unknown = t.app.get(ContextService);
-    const held = (context as { standing: StandingContextCache }).standing;
+    const held = (context as { held: HeldContexts }).held;
     const before = held.size;
     await t.admin().delete(`/api/profiles/${profile.id}`).expect(200);
     expect(held.size).toBeLessThan(before);

@@ -4,8 +4,10 @@ import {
   MAX_QUESTION_CHARS,
   memoryCandidatesSql,
   namesIn,
+  questionUnitsSql,
   WORD_SCAN_LIMIT,
 } from '../memories/memory-candidates';
+import type { HeldMemoryRow, QuestionUnit } from '../memories/held-memory-candidates';
 
 /** How the profile is named: by the caller's user id (the proxy), or by its own id (the API). */
 export type ProfileKey = { externalId: string } | { id: string };
@@ -21,6 +23,24 @@ export interface ContextStatementRow {
   traits: Array<{ key: string; value: unknown }> | null;
   standing: CandidateRow[] | null;
   memories: CandidateRow[];
+  /** The profile's memories, superseded ones too, counted up to the word-scan limit. */
+  memory_count: number;
+}
+
+/**
+ * A row of the statement for a profile whose memories are ranked in the process: the profile's
+ * memories counted up to the word-scan limit, the fingerprint of everything the ranking reads (null
+ * for a profile at or past the limit), that whole part (null when it is the one the caller holds, or
+ * the profile is too large), and the question's words.
+ */
+export interface HeldProfileStatementRow {
+  id: string;
+  memory_count: number;
+  fingerprint: string | null;
+  summary: string | null;
+  traits: Array<{ key: string; value: unknown }> | null;
+  memories: HeldMemoryRow[] | null;
+  units: QuestionUnit[];
 }
 
 /** A named prepared statement: its name, text and parameter values. */
@@ -70,10 +90,8 @@ export function contextStatement(
   const held = `$${values.length}::text`;
   const mode = vector ? `${vector.engine}-${vector.dimensions}` : 'words';
   return {
-    name: `chat-context-v14-${byId ? 'id' : 'user'}-${mode}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`,
-    text: `WITH profile AS (
-         SELECT id, summary, xmin::text AS version FROM profiles WHERE ${byId ? 'id = $1::uuid' : 'external_id = $1'}
-       ),
+    name: `chat-context-v15-${byId ? 'id' : 'user'}-${mode}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`,
+    text: `WITH profile AS (${profileSql(profile)}),
        ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$4::text[]', '$3', semantic, wordScanLimit)},
        standing_fingerprint AS MATERIALIZED (
          SELECT md5(concat_ws('|', pg_postmaster_start_time(), p.id, p.version,
@@ -91,8 +109,68 @@ export function contextStatement(
             FROM standing m) END AS standing,
          (SELECT coalesce(json_agg(${candidateJson('c.text_rank', 'c.vector_similarity', 'c.anchor_id')}), '[]'::json)
           FROM question_candidates c
-          JOIN memories m ON m.id = c.id AND m.profile_id = p.id AND m.superseded_at IS NULL) AS memories
+          JOIN memories m ON m.id = c.id AND m.profile_id = p.id AND m.superseded_at IS NULL) AS memories,
+         (SELECT n FROM profile_size)::int AS memory_count
        FROM profile p, standing_fingerprint f`,
     values,
+  };
+}
+
+/** The profile row of the context statements: its id, summary and row version. */
+function profileSql(profile: ProfileKey): string {
+  return `SELECT id, summary, xmin::text AS version FROM profiles WHERE ${'id' in profile ? 'id = $1::uuid' : 'external_id = $1'}`;
+}
+
+/**
+ * The statement for a profile below the word-scan limit whose memories are held in the process
+ * (HeldMemoryCandidates ranks them as memoryCandidatesSql would): the database splits the question
+ * into words and confirms by a fingerprint that what the caller holds is what it holds. The
+ * fingerprint is an md5 of the server's start time and the ids and row versions (`xmin`) of the
+ * profile, its traits and all its memories, so any write to any of them on any replica changes it;
+ * the profile, its traits and memories are sent only when it differs from `heldFingerprint`. A
+ * profile at or past the limit gets no fingerprint, and the caller uses contextStatement.
+ */
+export function heldProfileStatement(
+  profile: ProfileKey,
+  question: string,
+  heldFingerprint: string,
+  wordScanLimit = WORD_SCAN_LIMIT,
+): NamedStatement {
+  const text = question.slice(0, MAX_QUESTION_CHARS).replaceAll('\u0000', '');
+  const byId = 'id' in profile;
+  const changed = `f.value IS NOT NULL AND f.value <> $4::text`;
+  return {
+    name: `chat-context-v15-held-${byId ? 'id' : 'user'}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`,
+    text: `WITH profile AS (${profileSql(profile)}),
+       units AS MATERIALIZED (${questionUnitsSql('$2', '$3::text[]')}),
+       profile_size AS MATERIALIZED (
+         SELECT count(*)::int AS n FROM (
+           SELECT 1 FROM memories m WHERE m.profile_id = (SELECT id FROM profile) LIMIT ${wordScanLimit}) AS counted
+       ),
+       fingerprint AS MATERIALIZED (
+         SELECT CASE WHEN s.n < ${wordScanLimit} THEN md5(concat_ws('|', pg_postmaster_start_time(), p.id, p.version,
+           (SELECT string_agg(t.key || '=' || t.xmin::text, ',' ORDER BY t.key) FROM traits t WHERE t.profile_id = p.id),
+           (SELECT string_agg(m.id || '=' || m.xmin::text, ',' ORDER BY m.id) FROM memories m WHERE m.profile_id = p.id)))
+           END AS value
+         FROM profile p, profile_size s
+       )
+       SELECT p.id, s.n AS memory_count, f.value AS fingerprint,
+         CASE WHEN ${changed} THEN p.summary END AS summary,
+         CASE WHEN ${changed} THEN
+           (SELECT coalesce(json_agg(json_build_object('key', t.key, 'value', t.value) ORDER BY t.key), '[]'::json)
+            FROM traits t WHERE t.profile_id = p.id) END AS traits,
+         CASE WHEN ${changed} THEN
+           (SELECT coalesce(json_agg(json_build_object('id', m.id,
+              'content', CASE WHEN m.superseded_at IS NULL THEN m.content END, 'type', m.type,
+              'importance', m.importance, 'decay_factor', m.decay_factor, 'created_at', m.created_at,
+              'last_accessed_at', m.last_accessed_at,
+              'created_us', ((extract(epoch FROM m.created_at) * 1000000)::bigint)::text,
+              'superseded', m.superseded_at IS NOT NULL,
+              'lexemes', coalesce(tsvector_to_array(m.search_vector), '{}'))), '[]'::json)
+            FROM memories m WHERE m.profile_id = p.id) END AS memories,
+         (SELECT coalesce(json_agg(json_build_object('unit', u.unit, 'exact', u.exact, 'stem', u.stem)), '[]'::json)
+          FROM units u) AS units
+       FROM profile p, profile_size s, fingerprint f`,
+    values: [byId ? profile.id : profile.externalId, text, namesIn(text), heldFingerprint],
   };
 }

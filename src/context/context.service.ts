@@ -4,16 +4,28 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { PreparedStatements } from '../database/prepared-statements';
 import { QuestionVector, SemanticSearch } from '../embeddings/semantic-search';
-import { CANDIDATES_PER_SOURCE, RetrievedMemory, toRetrievedMemory } from '../memories/memory-candidates';
+import { HeldMemoryCandidates } from '../memories/held-memory-candidates';
+import {
+  CANDIDATES_PER_SOURCE,
+  RetrievedMemory,
+  toRetrievedMemory,
+  WORD_SCAN_LIMIT,
+} from '../memories/memory-candidates';
 import { scoreAndRankMemories } from '../memories/memory-ranking';
 import { MetricsService } from '../metrics/metrics.service';
 import { PROFILE_ERASED, ProfileErasedEvent } from '../profiles/profile-events';
 import { ProfilesService } from '../profiles/profiles.service';
 import { TraitSchema } from '../traits/trait-schema';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
-import { ContextStatementRow, contextStatement, ProfileKey } from './context-statement';
+import {
+  ContextStatementRow,
+  contextStatement,
+  heldProfileStatement,
+  HeldProfileStatementRow,
+  ProfileKey,
+} from './context-statement';
 import { BuiltContext, buildContextText, ContextTrait } from './context-text';
-import { StandingContext, StandingContextCache } from './standing-context-cache';
+import { HeldContexts, StandingContext, WholeProfile } from './held-contexts';
 
 /** Priority of traits that have no schema (custom traits written through the API). */
 const UNSCHEMED_TRAIT_PRIORITY = 0;
@@ -43,13 +55,14 @@ interface LoadedProfile {
 /**
  * What the proxy injects for one request: summary, injection-enabled traits and the memories that best
  * fit the question. The profile, its traits and its memory candidates come in one round trip, since
- * this is on the path of every chat request; the part that does not depend on the question is kept
- * between requests and sent again only when it changed (StandingContextCache). The context endpoint
- * and the MCP search tool build the same way, so what they show is what the proxy would send.
+ * this is on the path of every chat request. What does not depend on the question is kept between
+ * requests and sent again only when it changed (HeldContexts): a small profile whole, its memories
+ * then ranked here (HeldMemoryCandidates), a larger one its standing part. The context endpoint and
+ * the MCP search tool build the same way, so what they show is what the proxy would send.
  */
 @Injectable()
 export class ContextService {
-  private readonly standing: StandingContextCache;
+  private readonly held: HeldContexts;
 
   constructor(
     private readonly statements: PreparedStatements,
@@ -59,7 +72,7 @@ export class ContextService {
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.standing = new StandingContextCache(config.context.cacheBytes);
+    this.held = new HeldContexts(config.context.cacheBytes);
   }
 
   /** The profile of this user id (created on first use) and, unless skipped, its context for the question. */
@@ -170,12 +183,14 @@ export class ContextService {
 
   @OnEvent(PROFILE_ERASED)
   onProfileErased(event: ProfileErasedEvent): void {
-    this.standing.forgetProfile(event.profileId);
+    this.held.forgetProfile(event.profileId);
   }
 
   /**
-   * The profile, its traits and its memory candidates, in one prepared statement per ranking mode; the
-   * standing part comes from the cache when the database confirms it is unchanged.
+   * The profile, its traits and its memory candidates, in one prepared statement: with words only, a
+   * profile below the word-scan limit is held whole and ranked here, the database confirming what is
+   * held and splitting the question into words; a larger profile, or a question with a vector, gets
+   * its candidates from the database, the standing part from the cache when it is unchanged.
    */
   private async loadProfile(
     profile: ProfileKey,
@@ -183,8 +198,14 @@ export class ContextService {
     perSource: number,
     vector: QuestionVector | null,
   ): Promise<LoadedProfile | null> {
-    const key = `${'id' in profile ? `id:${profile.id}` : `user:${profile.externalId}`}:${perSource}`;
-    const held = this.standing.get(key);
+    const key = 'id' in profile ? `id:${profile.id}` : `user:${profile.externalId}`;
+    if (vector === null && this.held.get(key)?.kind !== 'large') {
+      const whole = await this.loadWhole(key, profile, question, perSource);
+      if (whole !== 'large') return whole;
+    }
+    const standingKey = `${key}:${perSource}`;
+    const entry = this.held.get(standingKey);
+    const held = entry?.kind === 'standing' ? entry : undefined;
     const statement = contextStatement(profile, question, perSource, vector, held?.fingerprint ?? '');
     const [row] = await this.statements.query<ContextStatementRow>(
       statement.name,
@@ -192,12 +213,15 @@ export class ContextService {
       statement.values,
     );
     if (!row) {
-      this.standing.delete(key);
+      this.held.delete(standingKey);
+      this.held.delete(key);
       return null;
     }
+    // a large profile that has shrunk is held whole again from its next question on
+    if (row.memory_count < WORD_SCAN_LIMIT && this.held.get(key)?.kind === 'large') this.held.delete(key);
     const standing = row.standing === null && held ? held : standingOf(row);
     this.metrics.observeStandingContext(standing === held);
-    if (standing !== held) this.standing.set(key, standing);
+    if (standing !== held) this.held.set(standingKey, standing);
     return {
       id: row.id,
       summary: standing.summary,
@@ -205,10 +229,60 @@ export class ContextService {
       memories: merged(row, standing),
     };
   }
+
+  /** A small profile held whole and ranked here; 'large' when it is not small. */
+  private async loadWhole(
+    key: string,
+    profile: ProfileKey,
+    question: string,
+    perSource: number,
+  ): Promise<LoadedProfile | null | 'large'> {
+    const entry = this.held.get(key);
+    const held = entry?.kind === 'whole' ? entry : undefined;
+    const statement = heldProfileStatement(profile, question, held?.fingerprint ?? '');
+    const [row] = await this.statements.query<HeldProfileStatementRow>(
+      statement.name,
+      statement.text,
+      statement.values,
+    );
+    if (!row) {
+      this.held.delete(key);
+      return null;
+    }
+    const whole = row.fingerprint !== null && row.memories === null ? held : wholeOf(row);
+    if (whole === null || whole === undefined) {
+      this.held.set(key, { kind: 'large', profileId: row.id });
+      return 'large';
+    }
+    this.metrics.observeStandingContext(whole === held);
+    if (whole !== held) this.held.set(key, whole);
+    return {
+      id: row.id,
+      summary: whole.summary,
+      traits: whole.traits,
+      memories: whole.memories.candidates(row.units, perSource),
+    };
+  }
+}
+
+/** The profile held whole from this row; null when it is too large (or its times cannot be held). */
+function wholeOf(row: HeldProfileStatementRow): WholeProfile | null {
+  if (row.fingerprint === null || row.memories === null) return null;
+  const memories = HeldMemoryCandidates.from(row.memories);
+  if (memories === null) return null;
+  return {
+    kind: 'whole',
+    profileId: row.id,
+    fingerprint: row.fingerprint,
+    summary: row.summary ?? '',
+    traits: row.traits ?? [],
+    memories,
+  };
 }
 
 function standingOf(row: ContextStatementRow): StandingContext {
   return {
+    kind: 'standing',
     profileId: row.id,
     fingerprint: row.fingerprint,
     summary: row.summary ?? '',

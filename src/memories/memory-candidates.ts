@@ -13,16 +13,16 @@ export const CANDIDATES_PER_SOURCE = 50;
 export const MAX_QUESTION_CHARS = 4000;
 
 /** The strongest matches whose neighbours in time join the candidates. */
-const PROXIMITY_ANCHORS = 3;
+export const PROXIMITY_ANCHORS = 3;
 /** Memories taken on each side of an anchor. */
-const PROXIMITY_NEIGHBOURS = 2;
+export const PROXIMITY_NEIGHBOURS = 2;
 /** Neighbours are said within this many minutes of their anchor: the same conversation. */
-const PROXIMITY_WINDOW_MINUTES = 60;
+export const PROXIMITY_WINDOW_MINUTES = 60;
 /**
  * A neighbour's share of its anchor's rank; the ranking keeps a neighbour below its anchor. LoCoMo
  * recall: 0.35 -> 0.629, 0.5 -> 0.666, 0.7 -> 0.706.
  */
-const PROXIMITY_SHARE = 0.7;
+export const PROXIMITY_SHARE = 0.7;
 
 /** Distinct words of a question that are looked up: names first, then the longest. */
 export const MAX_QUESTION_WORDS = 24;
@@ -39,8 +39,8 @@ export const MATCH_POOL = 2000;
 export const WORD_SCAN_LIMIT = 200;
 
 /** BM25 parameters: term-frequency saturation and document-length normalisation (the usual values). */
-const BM25_K1 = 1.2;
-const BM25_B = 0.75;
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
 /** A word in at least this many of a profile's memories is common: it scores, but does not select. */
 export const COMMON_WORD_MEMORIES = 1000;
 /**
@@ -48,7 +48,7 @@ export const COMMON_WORD_MEMORIES = 1000;
  * query (a table scan under a generic plan, or 10,000 heap fetches), so every profile counts as this
  * large: the rarity of words relative to each other is kept.
  */
-const CORPUS_SIZE = 10_000;
+export const CORPUS_SIZE = 10_000;
 
 /**
  * The CTEs that collect a profile's candidate memories for a question, ending in two sets:
@@ -77,21 +77,7 @@ export function memoryCandidatesSql(
   semantic?: SemanticParameters,
   wordScanLimit = WORD_SCAN_LIMIT,
 ): string {
-  return `units AS MATERIALIZED (
-      -- each word of the question as written and as its English stem (null for a stop word, which is
-      -- kept only when written as a name); a word of several parts is not stemmed. At most
-      -- MAX_QUESTION_WORDS of them, names first, then the longest (length goes with rarity): each
-      -- word costs an index lookup, so a long question must not cost more than a short one
-      SELECT DISTINCT unit, exact, stem FROM (
-        SELECT coalesce(s.stem, w.exact) AS unit, w.exact, s.stem
-        FROM unnest(tsvector_to_array(to_tsvector('simple'::regconfig, ${question}))) AS w (exact),
-             LATERAL (SELECT CASE WHEN count(*) > 1 THEN w.exact ELSE min(l) END AS stem
-                      FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, w.exact))) AS l) AS s
-        WHERE s.stem IS NOT NULL OR w.exact = ANY(${names})
-        ORDER BY (w.exact = ANY(${names})) DESC, length(w.exact) DESC, w.exact
-        LIMIT ${MAX_QUESTION_WORDS}
-      ) AS bounded
-    ),
+  return `units AS MATERIALIZED (${questionUnitsSql(question, names)}),
     lexemes AS MATERIALIZED (SELECT exact AS lexeme FROM units UNION SELECT stem FROM units WHERE stem IS NOT NULL),
     -- the profile's memories counted up to the word-scan limit: below it, its words are counted in
     -- one pass over its memories; from it on, one index lookup per word (the branches are one-time
@@ -151,24 +137,26 @@ export function memoryCandidatesSql(
       GROUP BY h.id, u.unit
     ),
     lengths AS (SELECT greatest(avg(length(search_vector)), 1) AS avgdl FROM matched),
+    -- equal ranks are ordered by id, here and below, so that a cut is the same every time (and the
+    -- same as HeldMemoryCandidates makes)
     matching AS (
       SELECT h.id,
              sum(h.idf * ${BM25_K1 + 1} / (1 + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * h.dl / l.avgdl))) AS text_rank
       FROM word_hits h, lengths l
       GROUP BY h.id
-      ORDER BY text_rank DESC
+      ORDER BY text_rank DESC, h.id
       LIMIT ${perSource}
     ),
     -- memories said just before and after the strongest matches (the same conversation) are likely
     -- about the same thing: they join with a share of their anchor's rank
     anchors AS (
       SELECT x.id, x.text_rank, m.created_at
-      FROM (SELECT id, text_rank FROM matching ORDER BY text_rank DESC LIMIT ${PROXIMITY_ANCHORS}) AS x
+      FROM (SELECT id, text_rank FROM matching ORDER BY text_rank DESC, id LIMIT ${PROXIMITY_ANCHORS}) AS x
       JOIN memories m ON m.id = x.id
     ),
     neighbours AS (
       SELECT n.id, max(a.text_rank) * ${PROXIMITY_SHARE} AS text_rank,
-             (array_agg(a.id ORDER BY a.text_rank DESC))[1] AS anchor_id
+             (array_agg(a.id ORDER BY a.text_rank DESC, a.id))[1] AS anchor_id
       FROM anchors a,
            LATERAL (
              (SELECT m.id FROM memories m
@@ -212,6 +200,25 @@ export function memoryCandidatesSql(
     standing AS (
       SELECT * FROM important
       UNION ALL SELECT * FROM recent r WHERE NOT EXISTS (SELECT 1 FROM important i WHERE i.id = r.id)    )`;
+}
+
+/**
+ * Each word of the question as written (`exact`) and as its English stem (`stem`, null for a stop word,
+ * which is kept only when written as a name); a word of several parts is not stemmed; `unit` is what
+ * the word counts as (its stem, else as written). At most MAX_QUESTION_WORDS of them, names first,
+ * then the longest (length goes with rarity): each word costs an index lookup, so a long question must
+ * not cost more than a short one.
+ */
+export function questionUnitsSql(question: string, names: string): string {
+  return `SELECT DISTINCT unit, exact, stem FROM (
+        SELECT coalesce(s.stem, w.exact) AS unit, w.exact, s.stem
+        FROM unnest(tsvector_to_array(to_tsvector('simple'::regconfig, ${question}))) AS w (exact),
+             LATERAL (SELECT CASE WHEN count(*) > 1 THEN w.exact ELSE min(l) END AS stem
+                      FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, w.exact))) AS l) AS s
+        WHERE s.stem IS NOT NULL OR w.exact = ANY(${names})
+        ORDER BY (w.exact = ANY(${names})) DESC, length(w.exact) DESC, w.exact
+        LIMIT ${MAX_QUESTION_WORDS}
+      ) AS bounded`;
 }
 
 /** The columns of a standing candidate `m`, with its row version (a new one with every change of the row). */

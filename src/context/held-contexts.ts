@@ -1,0 +1,107 @@
+import type { HeldMemoryCandidates } from '../memories/held-memory-candidates';
+import type { RetrievedMemory } from '../memories/memory-candidates';
+
+/** What a held context always has: the profile, the database's fingerprint of what is held, and both texts. */
+interface HeldProfileParts {
+  profileId: string;
+  /** The database's fingerprint of what is held: the ids and row versions of the rows it came from. */
+  fingerprint: string;
+  summary: string;
+  traits: Array<{ key: string; value: unknown }>;
+}
+
+/** A small profile held whole: its memories are ranked in the process (HeldMemoryCandidates). */
+export interface WholeProfile extends HeldProfileParts {
+  kind: 'whole';
+  memories: HeldMemoryCandidates;
+}
+
+/**
+ * The part of a larger profile's context that does not depend on the question: summary, traits and
+ * the most important and the most recent memories (as candidates with no rank).
+ */
+export interface StandingContext extends HeldProfileParts {
+  kind: 'standing';
+  memories: RetrievedMemory[];
+}
+
+/** A profile found at or past the word-scan limit: its context is built by the database. */
+export interface LargeProfile {
+  kind: 'large';
+  profileId: string;
+}
+
+export type HeldContext = WholeProfile | StandingContext | LargeProfile;
+
+/** What an entry is counted as beyond its text: keys, dates, numbers and the objects that hold them. */
+const ENTRY_OVERHEAD_BYTES = 512;
+const ROW_OVERHEAD_BYTES = 256;
+const WORD_OVERHEAD_BYTES = 48;
+
+/**
+ * Recently used profiles' contexts, kept so that the context statements do not send them again while
+ * their fingerprint holds: small profiles whole, larger ones their standing part. An entry is only
+ * ever used after the database confirmed its fingerprint, so a stale entry costs one full answer,
+ * never a wrong context. Least recently used entries go first once the entries' approximate size
+ * passes the budget (CONTEXT_CACHE_MB; 0 keeps nothing). An erased profile's entries are dropped when
+ * this process erases it; another replica's are never used again (the fingerprint names the profile)
+ * and age out.
+ */
+export class HeldContexts {
+  private readonly entries = new Map<string, { context: HeldContext; bytes: number }>();
+  private bytes = 0;
+
+  constructor(private readonly budgetBytes: number) {}
+
+  /** The held context for this key, marked as just used. */
+  get(key: string): HeldContext | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.context;
+  }
+
+  set(key: string, context: HeldContext): void {
+    this.delete(key);
+    const bytes = sizeOf(context);
+    if (bytes > this.budgetBytes) return;
+    this.entries.set(key, { context, bytes });
+    this.bytes += bytes;
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.budgetBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= entry.bytes;
+    }
+  }
+
+  delete(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+  }
+
+  /** Drops every entry of this profile (erased: its data is not kept in memory either). */
+  forgetProfile(profileId: string): void {
+    for (const [key, entry] of this.entries) {
+      if (entry.context.profileId === profileId) this.delete(key);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+function sizeOf(context: HeldContext): number {
+  if (context.kind === 'large') return ENTRY_OVERHEAD_BYTES;
+  let bytes = ENTRY_OVERHEAD_BYTES + 2 * context.summary.length;
+  for (const trait of context.traits) bytes += ROW_OVERHEAD_BYTES + 2 * JSON.stringify(trait).length;
+  if (context.kind === 'whole') {
+    const held = context.memories;
+    return bytes + held.count * ROW_OVERHEAD_BYTES + held.wordCount * WORD_OVERHEAD_BYTES + 2 * held.textLength;
+  }
+  for (const memory of context.memories) bytes += ROW_OVERHEAD_BYTES + 2 * memory.content.length;
+  return bytes;
+}

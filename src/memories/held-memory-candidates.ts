@@ -1,0 +1,234 @@
+import {
+  BM25_B,
+  BM25_K1,
+  COMMON_WORD_MEMORIES,
+  CORPUS_SIZE,
+  PROXIMITY_ANCHORS,
+  PROXIMITY_NEIGHBOURS,
+  PROXIMITY_SHARE,
+  PROXIMITY_WINDOW_MINUTES,
+  RetrievedMemory,
+} from './memory-candidates';
+import { MemoryType } from './memory.entity';
+
+/** A word of the question as the database split and stemmed it (memoryCandidatesSql's `units`). */
+export interface QuestionUnit {
+  unit: string;
+  exact: string;
+  stem: string | null;
+}
+
+/** A memory row as the context statement hands over a small profile's memories whole. */
+export interface HeldMemoryRow {
+  id: string;
+  /** Null for a superseded memory: it only counts in word rarity. */
+  content: string | null;
+  type: MemoryType;
+  importance: number;
+  decay_factor: number;
+  created_at: string;
+  last_accessed_at: string | null;
+  /** created_at in microseconds since the epoch (a Date holds milliseconds only), as text. */
+  created_us: string;
+  superseded: boolean;
+  /** The words of its search vector. */
+  lexemes: string[];
+}
+
+interface HeldMemory {
+  memory: RetrievedMemory;
+  createdUs: number;
+  superseded: boolean;
+  words: Set<string>;
+}
+
+const WINDOW_US = PROXIMITY_WINDOW_MINUTES * 60 * 1_000_000;
+
+/** Newest first, then the greater id (the order of PostgreSQL's uuid comparison, bytes as hex). */
+function newerFirst(a: HeldMemory, b: HeldMemory): number {
+  return b.createdUs - a.createdUs || (a.memory.id < b.memory.id ? 1 : a.memory.id > b.memory.id ? -1 : 0);
+}
+
+/**
+ * A small profile's memories held in the process, which yield the same candidates for a question as
+ * memoryCandidatesSql does for a profile below its word-scan limit: BM25 over the words the database
+ * found in the question and in each memory, the neighbours in time of the strongest matches, the most
+ * important and the most recent memories. The database then only confirms, by its fingerprint, that
+ * what is held is what it holds, and splits the question into words (its stemmer and stop words are
+ * the memories' own). Equal ranks are ordered by id, as in the SQL.
+ */
+export class HeldMemoryCandidates {
+  private readonly all: HeldMemory[];
+  /** Current memories by time, oldest first: the neighbours of a match are its neighbours here. */
+  private readonly byTime: HeldMemory[];
+  private readonly position = new Map<string, number>();
+  /** Every memory (superseded too) holding each word: how rare the word is in the profile. */
+  private readonly postings = new Map<string, HeldMemory[]>();
+  private readonly standingBySize = new Map<number, RetrievedMemory[]>();
+
+  private constructor(all: HeldMemory[]) {
+    this.all = all;
+    this.byTime = all.filter((held) => !held.superseded).sort((a, b) => newerFirst(b, a));
+    this.byTime.forEach((held, i) => this.position.set(held.memory.id, i));
+    for (const held of all) {
+      for (const word of held.words) {
+        const list = this.postings.get(word);
+        if (list) list.push(held);
+        else this.postings.set(word, [held]);
+      }
+    }
+  }
+
+  /** Null when a creation time cannot be held exactly (beyond about 285 years from 1970). */
+  static from(rows: HeldMemoryRow[]): HeldMemoryCandidates | null {
+    const all: HeldMemory[] = [];
+    for (const row of rows) {
+      const createdUs = Number(row.created_us);
+      if (!Number.isSafeInteger(createdUs)) return null;
+      all.push({
+        memory: {
+          id: row.id,
+          content: row.content ?? '',
+          type: row.type,
+          importance: row.importance,
+          decayFactor: row.decay_factor,
+          createdAt: new Date(row.created_at),
+          lastAccessedAt: row.last_accessed_at === null ? null : new Date(row.last_accessed_at),
+          textRank: 0,
+          vectorSimilarity: null,
+          anchorId: null,
+        },
+        createdUs,
+        superseded: row.superseded,
+        words: new Set(row.lexemes),
+      });
+    }
+    return new HeldMemoryCandidates(all);
+  }
+
+  get count(): number {
+    return this.all.length;
+  }
+
+  /** Words held, each memory's counted apart. */
+  get wordCount(): number {
+    let words = 0;
+    for (const held of this.all) words += held.words.size;
+    return words;
+  }
+
+  /** Characters held: contents and words. */
+  get textLength(): number {
+    let length = 0;
+    for (const held of this.all) {
+      length += held.memory.content.length;
+      for (const word of held.words) length += word.length;
+    }
+    return length;
+  }
+
+  /**
+   * The memories the question brings, with their ranks (and the match a neighbour's rank comes from),
+   * then the standing ones it did not bring, each source cut at `perSource`.
+   */
+  candidates(units: QuestionUnit[], perSource: number): RetrievedMemory[] {
+    if (perSource <= 0) return [];
+    const brought = this.questionCandidates(units, perSource);
+    const ids = new Set(brought.map((memory) => memory.id));
+    return [...brought, ...this.standing(perSource).filter((memory) => !ids.has(memory.id))];
+  }
+
+  /** The most important (importance × decay, as PostgreSQL multiplies reals), then the most recent. */
+  private standing(perSource: number): RetrievedMemory[] {
+    const known = this.standingBySize.get(perSource);
+    if (known) return known;
+    const weight = (held: HeldMemory) =>
+      Math.fround(Math.fround(held.memory.importance) * Math.fround(held.memory.decayFactor));
+    const important = [...this.byTime]
+      .sort((a, b) => weight(b) - weight(a) || newerFirst(a, b))
+      .slice(0, perSource);
+    const chosen = new Set(important);
+    const recent = [...this.byTime]
+      .reverse()
+      .slice(0, perSource)
+      .filter((held) => !chosen.has(held));
+    const standing = [...important, ...recent].map((held) => held.memory);
+    this.standingBySize.set(perSource, standing);
+    return standing;
+  }
+
+  private questionCandidates(units: QuestionUnit[], perSource: number): RetrievedMemory[] {
+    // each word's rarity in the profile (a common word's count stops at the cap: half the memories)
+    const idf = new Map<string, number>();
+    const selective: string[] = [];
+    for (const unit of units) {
+      for (const lexeme of [unit.exact, unit.stem]) {
+        if (lexeme === null || idf.has(lexeme)) continue;
+        const found = this.postings.get(lexeme)?.length ?? 0;
+        if (found === 0) continue;
+        const df = found >= COMMON_WORD_MEMORIES ? CORPUS_SIZE / 2 : found;
+        idf.set(lexeme, Math.log(1 + (CORPUS_SIZE - df + 0.5) / (df + 0.5)));
+        if (found < COMMON_WORD_MEMORIES) selective.push(lexeme);
+      }
+    }
+    // selected by the uncommon words (by all of them when every word is common), scored by all
+    const matched = new Set<HeldMemory>();
+    for (const lexeme of selective.length > 0 ? selective : idf.keys()) {
+      for (const held of this.postings.get(lexeme)!) if (!held.superseded) matched.add(held);
+    }
+    if (matched.size === 0) return [];
+    let lengths = 0;
+    for (const held of matched) lengths += held.words.size;
+    const averageLength = Math.max(lengths / matched.size, 1);
+    const wordsOfUnit = new Map<string, string[]>();
+    for (const unit of units) {
+      const words = wordsOfUnit.get(unit.unit) ?? [];
+      for (const lexeme of [unit.exact, unit.stem]) {
+        if (lexeme !== null && idf.has(lexeme) && !words.includes(lexeme)) words.push(lexeme);
+      }
+      wordsOfUnit.set(unit.unit, words);
+    }
+    const ranked: Array<{ held: HeldMemory; rank: number }> = [];
+    for (const held of matched) {
+      const saturation = 1 + BM25_K1 * (1 - BM25_B + (BM25_B * held.words.size) / averageLength);
+      let rank = 0;
+      // a word counts once per memory: with the rarer of its forms the memory has
+      for (const words of wordsOfUnit.values()) {
+        let best = 0;
+        for (const word of words) if (held.words.has(word)) best = Math.max(best, idf.get(word)!);
+        if (best > 0) rank += (best * (BM25_K1 + 1)) / saturation;
+      }
+      ranked.push({ held, rank });
+    }
+    ranked.sort((a, b) => b.rank - a.rank || (a.held.memory.id < b.held.memory.id ? -1 : 1));
+    const matching = ranked.slice(0, perSource);
+
+    const candidates = new Map<string, { held: HeldMemory; rank: number; anchorId: string | null }>();
+    for (const { held, rank } of matching) candidates.set(held.memory.id, { held, rank, anchorId: null });
+    // the neighbours in time of the strongest matches, with a share of the strongest anchor's rank
+    const neighbours = new Map<HeldMemory, { rank: number; anchorId: string }>();
+    for (const { held: anchor, rank } of matching.slice(0, PROXIMITY_ANCHORS)) {
+      const at = this.position.get(anchor.memory.id)!;
+      for (const step of [-1, 1]) {
+        for (let i = at + step, taken = 0; taken < PROXIMITY_NEIGHBOURS; i += step, taken++) {
+          const near = this.byTime[i];
+          if (!near || Math.abs(near.createdUs - anchor.createdUs) > WINDOW_US) break;
+          const known = neighbours.get(near);
+          if (!known || known.rank < rank * PROXIMITY_SHARE) {
+            neighbours.set(near, { rank: rank * PROXIMITY_SHARE, anchorId: anchor.memory.id });
+          }
+        }
+      }
+    }
+    for (const [held, neighbour] of neighbours) {
+      const own = candidates.get(held.memory.id);
+      if (own && own.rank >= neighbour.rank) continue;
+      candidates.set(held.memory.id, { held, rank: neighbour.rank, anchorId: neighbour.anchorId });
+    }
+    return [...candidates.values()].map(({ held, rank, anchorId }) => ({
+      ...held.memory,
+      textRank: rank,
+      anchorId,
+    }));
+  }
+}

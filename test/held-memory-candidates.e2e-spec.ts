@@ -1,0 +1,118 @@
+import { contextStatement, ContextStatementRow, heldProfileStatement } from '../src/context/context-statement';
+import type { HeldProfileStatementRow } from '../src/context/context-statement';
+import { HeldMemoryCandidates } from '../src/memories/held-memory-candidates';
+import { makeProfile } from './support/factories';
+import { startTestApp, TestApp } from './support/test-app';
+
+const PEOPLE = ['Will', 'Maria', 'Chen', 'the US team', 'IT support', 'Dr. Ödön'];
+const THINGS = ['hiking boots', 'jazz records', 'a garden in Lisbon', 'spicy ramen', 'chess openings'];
+const VERBS = ['bought', 'talked about', 'loves', 'cooked with', 'organised', 'organizing', 'forgot'];
+// products that order differently as reals (PostgreSQL) and as doubles: 0.1 × 0.9 and 0.3 × 0.3
+const DECAYS = [0.9, 0.3, 1, 0.45, 0.15];
+const EXTRAS = ['', 'again', 'with friends at the weekend', 'quickly', "didn't like it much", 'in 2024'];
+
+/**
+ * A small profile's memories are ranked in the process (HeldMemoryCandidates) from what the held
+ * statement sends, and must give the candidates the context statement's SQL gives: the same memories,
+ * with the same ranks and anchors, and the same standing ones. Times are spread over hours with exact
+ * ties, importances and decays tie, lengths differ, some memories are superseded.
+ */
+describe('Candidates ranked in the process, against the context statement', () => {
+  let t: TestApp;
+  let profileId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    profileId = (await makeProfile(t)).id;
+    const contents: string[] = [];
+    const minutes: number[] = [];
+    const importances: number[] = [];
+    const decays: number[] = [];
+    for (let i = 0; i < 150; i++) {
+      contents.push(
+        `${PEOPLE[i % PEOPLE.length]} ${VERBS[(i * 5) % VERBS.length]} ${THINGS[(i * 3) % THINGS.length]} on day ${i % 17} ${EXTRAS[(i * 7) % EXTRAS.length]}`.trim(),
+      );
+      minutes.push((i * 23) % 97);
+      importances.push(((i * 3) % 10) / 10);
+      decays.push(DECAYS[(i * 7) % DECAYS.length]);
+    }
+    await t.dataSource.query(
+      `INSERT INTO memories (profile_id, content, content_hash, type, importance, decay_factor, created_at, superseded_at)
+       SELECT $1, c, md5(c || n), 'fact', i, d, timestamptz '2026-03-01 12:00:00.123456+00' - m * interval '37 minutes',
+              CASE WHEN n % 11 = 0 THEN now() END
+       FROM unnest($2::text[], $3::int[], $4::real[], $5::real[]) WITH ORDINALITY AS x (c, m, i, d, n)`,
+      [profileId, contents, minutes, importances, decays],
+    );
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  type Candidate = { id: string; rank: string; anchor: string | null };
+  const byId = (a: Candidate, b: Candidate) => a.id.localeCompare(b.id);
+  const rank = (value: number | string) => Number(value).toFixed(9);
+
+  async function fromStatement(question: string, perSource: number, id = profileId): Promise<Candidate[]> {
+    const statement = contextStatement({ id }, question, perSource, null);
+    const [row]: ContextStatementRow[] = await t.dataSource.query(statement.text, statement.values);
+    const brought = row.memories.map((m) => ({ id: m.id, rank: rank(m.text_rank), anchor: m.anchor_id ?? null }));
+    const ids = new Set(brought.map((m) => m.id));
+    const standing = row
+      .standing!.filter((m) => !ids.has(m.id))
+      .map((m) => ({ id: m.id, rank: rank(0), anchor: null }));
+    return [...brought, ...standing].sort(byId);
+  }
+
+  async function inProcess(question: string, perSource: number, id = profileId): Promise<Candidate[]> {
+    const statement = heldProfileStatement({ id }, question, '');
+    const [row]: HeldProfileStatementRow[] = await t.dataSource.query(statement.text, statement.values);
+    expect(row.fingerprint).toMatch(/^[0-9a-f]{32}$/);
+    const held = HeldMemoryCandidates.from(row.memories!)!;
+    return held
+      .candidates(row.units, perSource)
+      .map((m) => ({ id: m.id, rank: rank(m.textRank), anchor: m.anchorId ?? null }))
+      .sort(byId);
+  }
+
+  it.each([
+    ['What did Will buy for the hike?', 50],
+    ['Tell me about jazz and chess', 50],
+    ['Where is the garden? Lisbon?', 50],
+    ['What did the US team organise on day 3?', 50],
+    ['Who was organizing things with IT support', 50],
+    ['Did Dr. Ödön like the ramen?', 50],
+    ['Why didn’t Maria like it?', 50],
+    ['something nobody ever said', 50],
+    ['?', 50],
+    ['What did Chen do in 2024 with friends', 50],
+    ['What did Chen do in 2024 with friends', 5],
+    ['spicy ramen', 0],
+  ])('gives the same candidates for %j (%i per source)', async (question, perSource) => {
+    const expected = await fromStatement(question, perSource);
+    const actual = await inProcess(question, perSource);
+    expect(actual).toEqual(expected);
+    if (perSource > 0) expect(actual.length).toBeGreaterThan(0);
+  });
+
+  it('finds the question candidates through words the SQL matched', async () => {
+    const actual = await inProcess('What did Will buy for the hike?', 50);
+    expect(actual.filter((m) => m.rank !== rank(0) && m.anchor === null).length).toBeGreaterThan(5);
+    expect(actual.some((m) => m.anchor !== null)).toBe(true);
+  });
+
+  it('weighs importance by decay as PostgreSQL multiplies reals', async () => {
+    // 0.1 × 0.9 is the greater as doubles, 0.3 × 0.3 as reals; the newest memory is unimportant
+    const id = (await makeProfile(t)).id;
+    await t.dataSource.query(
+      `INSERT INTO memories (profile_id, content, content_hash, type, importance, decay_factor, created_at)
+       VALUES ($1, 'first', 'a', 'fact', 0.1, 0.9, now() - interval '2 days'),
+              ($1, 'second', 'b', 'fact', 0.3, 0.3, now() - interval '1 day'),
+              ($1, 'third', 'c', 'fact', 0, 1, now())`,
+      [id],
+    );
+    const expected = await fromStatement('nothing in common', 1, id);
+    expect(expected).toHaveLength(2);
+    expect(await inProcess('nothing in common', 1, id)).toEqual(expected);
+  });
+});
