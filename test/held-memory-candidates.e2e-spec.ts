@@ -1,4 +1,8 @@
-import { contextStatement, ContextStatementRow, heldProfileStatement } from '../src/context/context-statement';
+import {
+  contextStatement,
+  ContextStatementRow,
+  heldProfileStatement,
+} from '../src/context/context-statement';
 import type { HeldProfileStatementRow } from '../src/context/context-statement';
 import { HeldMemoryCandidates } from '../src/memories/held-memory-candidates';
 import { makeProfile } from './support/factories';
@@ -56,7 +60,11 @@ describe('Candidates ranked in the process, against the context statement', () =
   async function fromStatement(question: string, perSource: number, id = profileId): Promise<Candidate[]> {
     const statement = contextStatement({ id }, question, perSource, null);
     const [row]: ContextStatementRow[] = await t.dataSource.query(statement.text, statement.values);
-    const brought = row.memories.map((m) => ({ id: m.id, rank: rank(m.text_rank), anchor: m.anchor_id ?? null }));
+    const brought = row.memories.map((m) => ({
+      id: m.id,
+      rank: rank(m.text_rank),
+      anchor: m.anchor_id ?? null,
+    }));
     const ids = new Set(brought.map((m) => m.id));
     const standing = row
       .standing!.filter((m) => !ids.has(m.id))

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { TurnRecorder } from '../src/messages/turn-recorder';
 import { makeMemory, makeProfile } from './support/factories';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { startTestApp, TestApp } from './support/test-app';
@@ -57,6 +58,46 @@ describe('Turn recording under load', () => {
       [profile.id],
     );
     expect(touched[0].count).toBeGreaterThan(0);
+  });
+  it('gathers the turns that come while a write is under way before writing them', async () => {
+    const profile = await makeProfile(t, 'gathered-user');
+    const recorder = t.app.get(TurnRecorder);
+    const turn = (text: string) =>
+      recorder.record({
+        profileId: profile.id,
+        userTexts: [text],
+        reply: 'ok',
+        model: 'fake-model',
+        requestId: text,
+        skipExtraction: true,
+        traitOverrides: [],
+      });
+    // the first write is held until two more turns came: one during it, one just after it ended
+    const query = t.dataSource.query.bind(t.dataSource);
+    const writes: string[][] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const spy = jest
+      .spyOn(t.dataSource, 'query')
+      .mockImplementation(async (text: string, values?: unknown[]) => {
+        if (!text.startsWith('INSERT INTO messages')) return query(text, values);
+        writes.push((values![2] as string[]).filter((content) => content !== 'ok'));
+        if (writes.length === 1) await held;
+        const result = await query(text, values);
+        // the writer goes on after this returns; this turn comes 2 ms later, before any gathering ends
+        if (writes.length === 1) setTimeout(() => void turn('third'), 2);
+        return result;
+      });
+    try {
+      await turn('first');
+      while (writes.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await turn('second');
+      release();
+      await t.drain();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(writes).toEqual([['first'], ['second', 'third']]);
   });
 });
 

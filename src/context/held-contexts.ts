@@ -100,7 +100,9 @@ function sizeOf(context: HeldContext): number {
   for (const trait of context.traits) bytes += ROW_OVERHEAD_BYTES + 2 * JSON.stringify(trait).length;
   if (context.kind === 'whole') {
     const held = context.memories;
-    return bytes + held.count * ROW_OVERHEAD_BYTES + held.wordCount * WORD_OVERHEAD_BYTES + 2 * held.textLength;
+    return (
+      bytes + held.count * ROW_OVERHEAD_BYTES + held.wordCount * WORD_OVERHEAD_BYTES + 2 * held.textLength
+    );
   }
   for (const memory of context.memories) bytes += ROW_OVERHEAD_BYTES + 2 * memory.content.length;
   return bytes;
