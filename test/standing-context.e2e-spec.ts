@@ -16,6 +16,7 @@ describe('The standing part of a context, held between requests', () => {
   let fake: FakeOpenAI;
   let t: ProxiedTestApp;
   let rows: HeldProfileStatementRow[];
+  let names: string[];
 
   beforeAll(async () => {
     t = await startProxiedTestApp();
@@ -24,13 +25,17 @@ describe('The standing part of a context, held between requests', () => {
     const query = statements.query.bind(statements);
     jest.spyOn(statements, 'query').mockImplementation(async (name, text, values) => {
       const result = await query(name, text, values);
-      if (name.startsWith('chat-context')) rows.push(...(result as HeldProfileStatementRow[]));
+      if (name.startsWith('chat-context')) {
+        names.push(name);
+        rows.push(...(result as HeldProfileStatementRow[]));
+      }
       return result;
     });
   });
 
   beforeEach(() => {
     rows = [];
+    names = [];
   });
 
   afterAll(async () => {
@@ -132,5 +137,35 @@ describe('The standing part of a context, held between requests', () => {
     await t.admin().delete(`/api/profiles/${profile.id}`).expect(200);
     expect(held.size).toBeLessThan(before);
     expect(await injected('standing-erased')).not.toContain('Pixel');
+  });
+
+  it('ranks a profile of 200 memories or more in the database, and holds it whole again once it shrank', async () => {
+    const profile = await makeProfile(t, 'standing-large');
+    await t.dataSource.query(
+      `INSERT INTO memories (profile_id, content, content_hash, type, importance)
+       SELECT $1, 'Filler memory number ' || n, 'h' || n, 'fact', 0.1 FROM generate_series(1, 205) AS n`,
+      [profile.id],
+    );
+    await makeMemory(t, profile.id, { content: 'Keeps a tortoise called Zeno', importance: 0.1 });
+    const question = 'What is the name of my tortoise?';
+    const kinds = () => names.map((name) => (name.includes('-held-') ? 'held' : 'ranked'));
+
+    expect(await injected('standing-large', question)).toContain('Zeno');
+    expect(kinds()).toEqual(['held', 'ranked']);
+    expect(rows[0].fingerprint).toBeNull();
+    names = [];
+    expect(await injected('standing-large', question)).toContain('Zeno');
+    expect(kinds()).toEqual(['ranked']);
+
+    await t.dataSource.query(
+      `DELETE FROM memories WHERE profile_id = $1 AND content LIKE 'Filler memory number 1%'`,
+      [profile.id],
+    );
+    names = [];
+    expect(await injected('standing-large', question)).toContain('Zeno');
+    expect(kinds()).toEqual(['ranked']);
+    names = [];
+    expect(await injected('standing-large', question)).toContain('Zeno');
+    expect(kinds()).toEqual(['held']);
   });
 });
