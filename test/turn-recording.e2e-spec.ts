@@ -79,11 +79,11 @@ describe('Turn recording under load', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     const spy = jest
       .spyOn(t.dataSource, 'query')
-      .mockImplementation(async (text: string, values?: unknown[]) => {
-        if (!text.startsWith('INSERT INTO messages')) return query(text, values);
-        writes.push((values![2] as string[]).filter((content) => content !== 'ok'));
+      .mockImplementation(async (text: string, values?: unknown) => {
+        if (!text.startsWith('INSERT INTO messages')) return query(text, values as unknown[]);
+        writes.push(((values as unknown[])[2] as string[]).filter((content) => content !== 'ok'));
         if (writes.length === 1) await held;
-        const result = await query(text, values);
+        const result = await query(text, values as unknown[]);
         // the writer goes on after this returns; this turn comes 2 ms later, before any gathering ends
         if (writes.length === 1) setTimeout(() => void turn('third'), 2);
         return result;
