@@ -1,4 +1,3 @@
-import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { DataSourceOptions } from 'typeorm';
 import { MemoryEmbeddingEntity } from '../embeddings/memory-embedding.entity';
 import { MemoryEntity } from '../memories/memory.entity';
@@ -14,6 +13,7 @@ import { MemoryExactWords1764200000000 } from './migrations/1764200000000-memory
 import { MemoryRevision1764400000000 } from './migrations/1764400000000-memory-revision';
 import { WorkLeases1764310000000 } from './migrations/1764310000000-work-leases';
 import { EmbeddedDatabase } from './embedded-database';
+import { embeddedPgOptions } from './embedded-pg-connection';
 
 /** How long a query waits for a connection of the pool unless DATABASE_ACQUIRE_TIMEOUT_MS says otherwise. */
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 5_000;
@@ -61,7 +61,7 @@ export function buildDataSourceOptions(
   }
   return {
     ...base,
-    extra: { ...createPgConfig(target.embedded.pglite), max: 1, idleTimeoutMillis: 0 },
+    extra: { ...embeddedPgOptions(target.embedded.pglite), max: 1, idleTimeoutMillis: 0 },
     connectTimeoutMS: acquireTimeoutMs,
   };
 }

@@ -1,0 +1,64 @@
+import { EMBEDDED_DATABASE } from '../src/database/database.module';
+import type { EmbeddedDatabase } from '../src/database/embedded-database';
+import { makeProfile } from './support/factories';
+import { startTestApp, TestApp } from './support/test-app';
+
+const onServer = process.env.DATABASE_URL !== undefined;
+
+/**
+ * node-postgres talks to the embedded database through EmbeddedPgConnection: a query's messages reach
+ * PGlite in one call, errors come back as node-postgres expects them, and the connection goes on.
+ */
+(onServer ? describe.skip : describe)('The connection to the embedded database', () => {
+  let t: TestApp;
+  let calls: number;
+  let restore: () => void;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const { pglite } = t.app.get<EmbeddedDatabase>(EMBEDDED_DATABASE);
+    const execute = pglite.execProtocolStream.bind(pglite);
+    jest.spyOn(pglite, 'execProtocolStream').mockImplementation((...args) => {
+      calls++;
+      return execute(...args);
+    });
+    restore = () => jest.restoreAllMocks();
+  });
+
+  afterAll(async () => {
+    restore();
+    await t.close();
+  });
+
+  beforeEach(() => {
+    calls = 0;
+  });
+
+  it('sends a query with parameters in one call', async () => {
+    const profile = await makeProfile(t);
+    calls = 0;
+    const rows = await t.dataSource.query('SELECT id, $2::int + 1 AS next FROM profiles WHERE id = $1', [
+      profile.id,
+      41,
+    ]);
+    expect(rows).toEqual([{ id: profile.id, next: 42 }]);
+    expect(calls).toBe(1);
+  });
+
+  it('reports a failing statement as a database error and keeps working', async () => {
+    await expect(t.dataSource.query('SELECT 1 / $1::int AS x', [0])).rejects.toThrow(/division by zero/);
+    await expect(t.dataSource.query('SELECT $1::int AS x', [7])).resolves.toEqual([{ x: 7 }]);
+  });
+
+  it('rolls a failed transaction back and keeps working', async () => {
+    const profile = await makeProfile(t);
+    await expect(
+      t.dataSource.transaction(async (manager) => {
+        await manager.query(`UPDATE profiles SET summary = 'changed' WHERE id = $1`, [profile.id]);
+        await manager.query('SELECT 1 / $1::int', [0]);
+      }),
+    ).rejects.toThrow(/division by zero/);
+    const [row] = await t.dataSource.query('SELECT summary FROM profiles WHERE id = $1', [profile.id]);
+    expect(row.summary).not.toBe('changed');
+  });
+});
