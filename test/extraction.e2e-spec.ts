@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ExtractionQueue } from '../src/extraction/extraction-queue';
 import { ExtractionWorker } from '../src/extraction/extraction-worker';
 import { makeProfile, putTrait } from './support/factories';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
@@ -80,6 +81,23 @@ describe('background extraction (heuristic extractor)', () => {
     ]);
     expect(await memoriesOf(profile.id)).toEqual([
       { content: 'User has two kids.', source_message_ids: [user.id] },
+    ]);
+  });
+
+  it('claims once for a turn: a batch that took every ready message is the last of its run', async () => {
+    const userId = `chat-${randomUUID()}`;
+    const claims = jest.spyOn(t.app.get(ExtractionQueue), 'claimNextBatch');
+    try {
+      await chat(userId, [{ role: 'user', content: 'I live in Porto.' }]);
+      await t.drain();
+      expect(claims).toHaveBeenCalledTimes(1);
+      expect(await claims.mock.results[0].value).toEqual(expect.objectContaining({ more: false }));
+    } finally {
+      claims.mockRestore();
+    }
+    const profile = (await t.api().get(`/api/profiles/${userId}`).expect(200)).body.profile;
+    expect(await traitsOf(profile.id)).toEqual([
+      expect.objectContaining({ key: 'location', value: 'Porto' }),
     ]);
   });
 

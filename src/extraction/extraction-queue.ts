@@ -22,6 +22,8 @@ export interface ClaimedBatch {
   userMessages: Array<{ id: string; content: string }>;
   /** The per-request trait schemas of the turns in the batch (they all have the same). */
   traitOverrides: RequestTraitSchema[];
+  /** Whether ready messages of the profile were left for a later batch when this one was claimed. */
+  more: boolean;
 }
 
 export interface ExtractionStatus {
@@ -76,21 +78,16 @@ export class ExtractionQueue {
    */
   async claimNextBatch(profileId: string, leaseMs: number): Promise<ClaimedBatch | null> {
     return this.dataSource.transaction(async (manager) => {
-      const profile: unknown[] = await manager.query(
-        `SELECT id FROM profiles WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED`,
-        [profileId],
-      );
-      if (profile.length === 0) return null;
-      const [{ busy }]: Array<{ busy: boolean }> = await manager.query(
-        `SELECT EXISTS (SELECT 1 FROM messages
-                        WHERE profile_id = $1 AND extracted_at IS NULL AND claimed_until >= now()) AS busy`,
-        [profileId],
-      );
-      if (busy) return null;
+      // the profile row locked (SKIP LOCKED: another process is claiming) and no batch of it claimed by
+      // anyone, then its ready messages, in one statement
       const rows: PendingRow[] = await manager.query(
-        `SELECT id, role, content, trait_overrides, extraction_attempts FROM messages
-         WHERE profile_id = $1 AND extracted_at IS NULL AND next_attempt_at <= now()
-         ORDER BY seq LIMIT $2`,
+        `WITH profile AS MATERIALIZED (SELECT id FROM profiles WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED)
+         SELECT m.id, m.role, m.content, m.trait_overrides, m.extraction_attempts
+         FROM profile p JOIN messages m ON m.profile_id = p.id
+         WHERE m.extracted_at IS NULL AND m.next_attempt_at <= now()
+           AND NOT EXISTS (SELECT 1 FROM messages b
+                           WHERE b.profile_id = p.id AND b.extracted_at IS NULL AND b.claimed_until >= now())
+         ORDER BY m.seq LIMIT $2`,
         [profileId, BATCH_READ_LIMIT],
       );
       if (rows.length === 0) return null;
@@ -100,7 +97,7 @@ export class ExtractionQueue {
          WHERE id = ANY($1::uuid[])`,
         [batch.messageIds, batch.token, leaseMs],
       );
-      return batch;
+      return { ...batch, more: batch.messageIds.length < rows.length || rows.length === BATCH_READ_LIMIT };
     });
   }
 
@@ -187,10 +184,10 @@ export class ExtractionQueue {
 }
 
 /** The first messages of `rows` that go together (always at least one). */
-function batchOf(profileId: string, rows: PendingRow[]): ClaimedBatch {
+function batchOf(profileId: string, rows: PendingRow[]): Omit<ClaimedBatch, 'more'> {
   const first = rows[0];
   const overridesKey = JSON.stringify(first.trait_overrides);
-  const batch: ClaimedBatch = {
+  const batch: Omit<ClaimedBatch, 'more'> = {
     profileId,
     token: randomUUID(),
     messageIds: [],

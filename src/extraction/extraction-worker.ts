@@ -173,7 +173,9 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
       const outcome = await this.extractBatch(batch);
       this.metrics.observeExtractionBatch(METRIC_OUTCOME[outcome], started);
       if (outcome === 'changed') changed = true;
-      if (outcome === 'failed' || outcome === 'stopped') break;
+      // messages stored after the claim bring their own run (schedule), so a batch that took every
+      // ready message is the last
+      if (outcome === 'failed' || outcome === 'stopped' || !batch.more) break;
     }
     if (changed && !this.stopping.signal.aborted) {
       await this.summary.refreshIfDue(profileId, this.stopping.signal);
