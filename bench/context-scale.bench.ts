@@ -1,11 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
-import { contextStatement, NamedStatement } from '../src/context/context-statement';
+import {
+  contextStatement,
+  heldProfileStatement,
+  HeldProfileStatementRow,
+  NamedStatement,
+} from '../src/context/context-statement';
 import { EmbeddedDatabase } from '../src/database/embedded-database';
 import { HOT_STATEMENT_OPTIONS } from '../src/database/prepared-statements';
 import { VectorEngine } from '../src/embeddings/semantic-search';
 import { createVectorIndexSql, vectorIndexName } from '../src/embeddings/vector-index';
-import { CANDIDATES_PER_SOURCE } from '../src/memories/memory-candidates';
+import { HeldMemoryCandidates } from '../src/memories/held-memory-candidates';
+import { CANDIDATES_PER_SOURCE, WORD_SCAN_LIMIT } from '../src/memories/memory-candidates';
 import { pseudoRandomEmbeddings } from './fake-upstream';
 import { LoadResult, percentile, round, runLoad } from './load';
 import { ServiceProcess } from './service-process';
@@ -43,6 +49,11 @@ export interface StatementTiming {
   p99Ms: number;
   /** Whether the plan walks the HNSW index (pgvector, profiles of EXACT_NEAREST_LIMIT or more). */
   usesVectorIndex?: boolean;
+  /**
+   * A profile held whole (under WORD_SCAN_LIMIT memories), as the service builds its context: the
+   * held statement confirming the fingerprint and splitting the question, then the ranking in Node.
+   */
+  held?: boolean;
 }
 
 export interface ContextScaleReport {
@@ -76,6 +87,13 @@ export async function benchContextScale(
     await fill(database, SEMANTIC_SIZES[engine], engine);
     const count = Math.max(50, Math.round(200 * scale));
     statements = await timeStatements(database, PROFILE_SIZES, null, count);
+    statements.push(
+      ...(await timeHeldProfiles(
+        database,
+        PROFILE_SIZES.filter((size) => size < WORD_SCAN_LIMIT),
+        count,
+      )),
+    );
     statements.push(
       ...(await timeStatements(database, SEMANTIC_SIZES[engine], engine, Math.round(count / 2))),
     );
@@ -154,6 +172,45 @@ async function timeStatements(
   return timings;
 }
 
+/** Small profiles held whole: the held statement (fingerprint unchanged) and the ranking in Node. */
+async function timeHeldProfiles(
+  database: BenchDatabase,
+  sizes: number[],
+  count: number,
+): Promise<StatementTiming[]> {
+  const timings: StatementTiming[] = [];
+  for (const size of sizes) {
+    const profile = { externalId: `bench-scale-${size}` };
+    const [whole] = await database.rows<HeldProfileStatementRow>(heldProfileStatement(profile, '', ''));
+    const held = HeldMemoryCandidates.from(whole.memories!)!;
+    const build = async (i: number) => {
+      const [row] = await database.rows<HeldProfileStatementRow>(
+        heldProfileStatement(profile, questionOf(i), whole.fingerprint!),
+      );
+      if (row.memories !== null) throw new Error('the held profile changed during the benchmark');
+      held.candidates(row.units, CANDIDATES_PER_SOURCE);
+    };
+    for (let i = 0; i < 10; i++) await build(100_000 + i); // warm-up
+    const latencies: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const started = process.hrtime.bigint();
+      await build(i);
+      latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+    latencies.sort((a, b) => a - b);
+    timings.push({
+      memories: size,
+      semantic: null,
+      held: true,
+      statements: count,
+      p50Ms: round(percentile(latencies, 0.5)),
+      p95Ms: round(percentile(latencies, 0.95)),
+      p99Ms: round(percentile(latencies, 0.99)),
+    });
+  }
+  return timings;
+}
+
 /** The benchmark's own connection: a client like the service's hot statements', or the embedded database. */
 class BenchDatabase {
   private constructor(
@@ -171,6 +228,12 @@ class BenchDatabase {
   async query(text: string, values: unknown[] = []): Promise<unknown[]> {
     if (this.client) return (await this.client.query(text, values)).rows as unknown[];
     return (await this.embedded!.pglite.query(text, values)).rows;
+  }
+
+  /** A named statement's rows (prepared once per name on the server). */
+  async rows<T>(statement: NamedStatement): Promise<T[]> {
+    if (this.client) return (await this.client.query(statement)).rows as T[];
+    return (await this.embedded!.pglite.query<T>(statement.text, statement.values)).rows;
   }
 
   /** A named statement: prepared once per name on the server, as the service's are. */

@@ -230,7 +230,7 @@ function printContextScaleTable(report: ContextScaleReport): void {
   console.log('\n| context statement alone | statements | p50 ms | p95 ms | p99 ms | vector index |');
   console.log('|---|---:|---:|---:|---:|---|');
   for (const r of report.statements) {
-    const ranking = r.semantic ? `, semantic (${r.semantic})` : '';
+    const ranking = r.semantic ? `, semantic (${r.semantic})` : r.held ? ', held whole, ranked in Node' : '';
     const index = r.usesVectorIndex === undefined ? '' : r.usesVectorIndex ? 'yes' : 'no';
     console.log(
       `| ${r.memories} memories${ranking} | ${r.statements} | ${r.p50Ms} | ${r.p95Ms} | ${r.p99Ms} | ${index} |`,

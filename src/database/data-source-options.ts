@@ -11,6 +11,7 @@ import { MemoryDecayProgress1763900000000 } from './migrations/1763900000000-mem
 import { MemoryEmbeddings1764100000000 } from './migrations/1764100000000-memory-embeddings';
 import { MemoryExactWords1764200000000 } from './migrations/1764200000000-memory-exact-words';
 import { MemoryRevision1764400000000 } from './migrations/1764400000000-memory-revision';
+import { ClaimedMessagesIndex1764500000000 } from './migrations/1764500000000-claimed-messages-index';
 import { WorkLeases1764310000000 } from './migrations/1764310000000-work-leases';
 import { EmbeddedDatabase } from './embedded-database';
 import { embeddedPgOptions } from './embedded-pg-connection';
@@ -28,6 +29,7 @@ export const MIGRATIONS = [
   MemoryExactWords1764200000000,
   WorkLeases1764310000000,
   MemoryRevision1764400000000,
+  ClaimedMessagesIndex1764500000000,
 ];
 
 /**

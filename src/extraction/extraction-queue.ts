@@ -78,15 +78,16 @@ export class ExtractionQueue {
    */
   async claimNextBatch(profileId: string, leaseMs: number): Promise<ClaimedBatch | null> {
     return this.dataSource.transaction(async (manager) => {
-      // the profile row locked (SKIP LOCKED: another process is claiming) and no batch of it claimed by
-      // anyone, then its ready messages, in one statement
+      // one statement: the profile row locked (SKIP LOCKED: another process is claiming) and no batch of
+      // it claimed by anyone, as one-time filters, then its ready messages in order from the index
       const rows: PendingRow[] = await manager.query(
         `WITH profile AS MATERIALIZED (SELECT id FROM profiles WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED)
          SELECT m.id, m.role, m.content, m.trait_overrides, m.extraction_attempts
-         FROM profile p JOIN messages m ON m.profile_id = p.id
-         WHERE m.extracted_at IS NULL AND m.next_attempt_at <= now()
+         FROM messages m
+         WHERE m.profile_id = $1 AND m.extracted_at IS NULL AND m.next_attempt_at <= now()
+           AND EXISTS (SELECT 1 FROM profile)
            AND NOT EXISTS (SELECT 1 FROM messages b
-                           WHERE b.profile_id = p.id AND b.extracted_at IS NULL AND b.claimed_until >= now())
+                           WHERE b.profile_id = $1 AND b.extracted_at IS NULL AND b.claimed_until >= now())
          ORDER BY m.seq LIMIT $2`,
         [profileId, BATCH_READ_LIMIT],
       );
