@@ -1,5 +1,9 @@
+import type { Pool } from 'pg';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { EMBEDDED_DATABASE } from '../src/database/database.module';
+import { ExtractionWorker } from '../src/extraction/extraction-worker';
 import type { EmbeddedDatabase } from '../src/database/embedded-database';
+import type { EmbeddedPgConnection } from '../src/database/embedded-pg-connection';
 import { makeProfile } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -60,5 +64,29 @@ const onServer = process.env.DATABASE_URL !== undefined;
     ).rejects.toThrow(/division by zero/);
     const [row] = await t.dataSource.query('SELECT summary FROM profiles WHERE id = $1', [profile.id]);
     expect(row.summary).not.toBe('changed');
+  });
+
+  it('prepares the statements of a learnt turn once, by name', async () => {
+    const profile = await makeProfile(t, 'embedded-learner');
+    await t.dataSource.query(
+      `INSERT INTO messages (profile_id, role, content, request_id, model) VALUES ($1, 'user', 'I live in Oslo.', 'r', 'm')`,
+      [profile.id],
+    );
+    await t.app.get(ExtractionWorker).schedule(profile.id);
+    const pool = (t.dataSource.driver as PostgresDriver).master as Pool & {
+      options: { connection: EmbeddedPgConnection };
+    };
+    expect(Object.keys(pool.options.connection.parsedStatements)).toEqual(
+      expect.arrayContaining([
+        'extraction-claim-read-v1',
+        'extraction-claim-write-v1',
+        'extraction-complete-v1',
+      ]),
+    );
+    const [{ pending }] = await t.dataSource.query(
+      `SELECT count(*)::int AS pending FROM messages WHERE profile_id = $1 AND extracted_at IS NULL`,
+      [profile.id],
+    );
+    expect(pending).toBe(0);
   });
 });

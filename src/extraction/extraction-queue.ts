@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { queryInTransaction } from '../database/prepared-statements';
 import type { RequestTraitSchema } from '../traits/request-trait-schemas';
 
 /** Messages read at once when the next batch of a profile is built. */
@@ -80,7 +81,9 @@ export class ExtractionQueue {
     return this.dataSource.transaction(async (manager) => {
       // one statement: the profile row locked (SKIP LOCKED: another process is claiming) and no batch of
       // it claimed by anyone, as one-time filters, then its ready messages in order from the index
-      const rows: PendingRow[] = await manager.query(
+      const { rows } = await queryInTransaction<PendingRow>(
+        manager,
+        'extraction-claim-read-v1',
         `WITH profile AS MATERIALIZED (SELECT id FROM profiles WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED)
          SELECT m.id, m.role, m.content, m.trait_overrides, m.extraction_attempts
          FROM messages m
@@ -93,7 +96,9 @@ export class ExtractionQueue {
       );
       if (rows.length === 0) return null;
       const batch = batchOf(profileId, rows);
-      await manager.query(
+      await queryInTransaction(
+        manager,
+        'extraction-claim-write-v1',
         `UPDATE messages SET claimed_until = now() + make_interval(secs => $3::float8 / 1000), claim_token = $2
          WHERE id = ANY($1::uuid[])`,
         [batch.messageIds, batch.token, leaseMs],
@@ -108,13 +113,15 @@ export class ExtractionQueue {
    * batch) or a message is gone.
    */
   async complete(manager: EntityManager, batch: ClaimedBatch): Promise<boolean> {
-    const [, done]: [unknown[], number] = await manager.query(
+    const { rowCount } = await queryInTransaction(
+      manager,
+      'extraction-complete-v1',
       `UPDATE messages
        SET extracted_at = now(), extraction_error = NULL, claimed_until = NULL, claim_token = NULL
        WHERE id = ANY($1::uuid[]) AND claim_token = $2 AND extracted_at IS NULL`,
       [batch.messageIds, batch.token],
     );
-    return done === batch.messageIds.length;
+    return rowCount === batch.messageIds.length;
   }
 
   /**
