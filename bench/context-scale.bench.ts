@@ -4,10 +4,9 @@ import {
   contextStatement,
   heldProfileStatement,
   HeldProfileStatementRow,
-  NamedStatement,
 } from '../src/context/context-statement';
 import { EmbeddedDatabase } from '../src/database/embedded-database';
-import { HOT_STATEMENT_OPTIONS } from '../src/database/prepared-statements';
+import { HOT_STATEMENT_OPTIONS, NamedStatement } from '../src/database/prepared-statements';
 import { VectorEngine } from '../src/embeddings/semantic-search';
 import { createVectorIndexSql, vectorIndexName } from '../src/embeddings/vector-index';
 import { HeldMemoryCandidates } from '../src/memories/held-memory-candidates';

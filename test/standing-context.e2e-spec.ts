@@ -23,10 +23,10 @@ describe('The standing part of a context, held between requests', () => {
     fake = t.fake;
     const statements = t.app.get(PreparedStatements);
     const query = statements.query.bind(statements);
-    jest.spyOn(statements, 'query').mockImplementation(async (name, text, values) => {
-      const result = await query(name, text, values);
-      if (name.startsWith('chat-context')) {
-        names.push(name);
+    jest.spyOn(statements, 'query').mockImplementation(async (statement) => {
+      const result = await query(statement);
+      if (statement.name.startsWith('chat-context')) {
+        names.push(statement.name);
         rows.push(...(result as HeldProfileStatementRow[]));
       }
       return result;

@@ -1,3 +1,4 @@
+import type { NamedStatement } from '../database/prepared-statements';
 import { QuestionVector } from '../embeddings/semantic-search';
 import {
   CandidateRow,
@@ -41,13 +42,6 @@ export interface HeldProfileStatementRow {
   traits: Array<{ key: string; value: unknown }> | null;
   memories: HeldMemoryRow[] | null;
   units: QuestionUnit[];
-}
-
-/** A named prepared statement: its name, text and parameter values. */
-export interface NamedStatement {
-  name: string;
-  text: string;
-  values: unknown[];
 }
 
 /** A memory `m` as a candidate row (CandidateRow) with these ranks. */

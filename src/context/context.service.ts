@@ -206,11 +206,8 @@ export class ContextService {
     const standingKey = `${key}:${perSource}`;
     const entry = this.held.get(standingKey);
     const held = entry?.kind === 'standing' ? entry : undefined;
-    const statement = contextStatement(profile, question, perSource, vector, held?.fingerprint ?? '');
     const [row] = await this.statements.query<ContextStatementRow>(
-      statement.name,
-      statement.text,
-      statement.values,
+      contextStatement(profile, question, perSource, vector, held?.fingerprint ?? ''),
     );
     if (!row) {
       this.held.delete(standingKey);
@@ -220,14 +217,7 @@ export class ContextService {
     // a large profile that has shrunk is held whole again from its next question on
     if (row.memory_count < WORD_SCAN_LIMIT && this.held.get(key)?.kind === 'large') this.held.delete(key);
     const standing = row.standing === null && held ? held : standingOf(row);
-    this.metrics.observeStandingContext(standing === held);
-    if (standing !== held) this.held.set(standingKey, standing);
-    return {
-      id: row.id,
-      summary: standing.summary,
-      traits: standing.traits,
-      memories: merged(row, standing),
-    };
+    return this.served(standingKey, standing, held, merged(row, standing));
   }
 
   /** A small profile held whole and ranked here; 'large' when it is not small. */
@@ -239,11 +229,8 @@ export class ContextService {
   ): Promise<LoadedProfile | null | 'large'> {
     const entry = this.held.get(key);
     const held = entry?.kind === 'whole' ? entry : undefined;
-    const statement = heldProfileStatement(profile, question, held?.fingerprint ?? '');
     const [row] = await this.statements.query<HeldProfileStatementRow>(
-      statement.name,
-      statement.text,
-      statement.values,
+      heldProfileStatement(profile, question, held?.fingerprint ?? ''),
     );
     if (!row) {
       this.held.delete(key);
@@ -254,14 +241,19 @@ export class ContextService {
       this.held.set(key, { kind: 'large', profileId: row.id });
       return 'large';
     }
-    this.metrics.observeStandingContext(whole === held);
-    if (whole !== held) this.held.set(key, whole);
-    return {
-      id: row.id,
-      summary: whole.summary,
-      traits: whole.traits,
-      memories: whole.memories.candidates(row.units, perSource),
-    };
+    return this.served(key, whole, held, whole.memories.candidates(row.units, perSource));
+  }
+
+  /** The profile as the context is built from what served: the held copy (counted so), or a new one kept. */
+  private served(
+    key: string,
+    used: WholeProfile | StandingContext,
+    held: WholeProfile | StandingContext | undefined,
+    memories: RetrievedMemory[],
+  ): LoadedProfile {
+    this.metrics.observeStandingContext(used === held);
+    if (used !== held) this.held.set(key, used);
+    return { id: used.profileId, summary: used.summary, traits: used.traits, memories };
   }
 }
 
@@ -270,25 +262,20 @@ function wholeOf(row: HeldProfileStatementRow): WholeProfile | null {
   if (row.fingerprint === null || row.memories === null) return null;
   const memories = HeldMemoryCandidates.from(row.memories);
   if (memories === null) return null;
-  return {
-    kind: 'whole',
-    profileId: row.id,
-    fingerprint: row.fingerprint,
-    summary: row.summary ?? '',
-    traits: row.traits ?? [],
-    memories,
-  };
+  return { kind: 'whole', ...heldParts(row, row.fingerprint), memories };
 }
 
 function standingOf(row: ContextStatementRow): StandingContext {
-  return {
-    kind: 'standing',
-    profileId: row.id,
-    fingerprint: row.fingerprint,
-    summary: row.summary ?? '',
-    traits: row.traits ?? [],
-    memories: (row.standing ?? []).map(toRetrievedMemory),
-  };
+  const memories = (row.standing ?? []).map(toRetrievedMemory);
+  return { kind: 'standing', ...heldParts(row, row.fingerprint), memories };
+}
+
+/** What every held context keeps of a statement's row: the profile, the fingerprint, summary and traits. */
+function heldParts(
+  row: { id: string; summary: string | null; traits: Array<{ key: string; value: unknown }> | null },
+  fingerprint: string,
+) {
+  return { profileId: row.id, fingerprint, summary: row.summary ?? '', traits: row.traits ?? [] };
 }
 
 /** The question's candidates, then the standing memories the question did not bring. */

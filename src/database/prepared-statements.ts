@@ -10,6 +10,13 @@ import { APP_CONFIG } from '../config/config.module';
 import { EmbeddedPgConnection } from './embedded-pg-connection';
 import { HNSW_EF_SEARCH, HNSW_ITERATIVE_SCAN } from './session-settings';
 
+/** A named prepared statement: its name, text and parameter values. */
+export interface NamedStatement {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
 /** Settings of the hot statements' connections (see below and session-settings.ts). */
 export const HOT_STATEMENT_OPTIONS = `-c plan_cache_mode=force_generic_plan -c hnsw.iterative_scan=${HNSW_ITERATIVE_SCAN} -c hnsw.ef_search=${HNSW_EF_SEARCH}`;
 
@@ -55,7 +62,7 @@ export class PreparedStatements implements OnApplicationShutdown {
     );
   }
 
-  async query<T extends object>(name: string, text: string, values: unknown[]): Promise<T[]> {
+  async query<T extends object>({ name, text, values }: NamedStatement): Promise<T[]> {
     if (this.hotPool) return (await this.hotPool.query<T>({ name, text, values })).rows;
     const client = await ((this.dataSource.driver as PostgresDriver).master as Pool).connect();
     let broken: Error | undefined;
