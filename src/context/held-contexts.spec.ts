@@ -1,0 +1,70 @@
+import { HeldMemoryCandidates, HeldMemoryRow } from '../memories/held-memory-candidates';
+import { HeldContext, HeldContexts } from './held-contexts';
+
+function memoryRow(id: string, content: string): HeldMemoryRow {
+  return {
+    id,
+    content,
+    type: 'fact',
+    importance: 0.5,
+    decay_factor: 1,
+    created_at: '2026-01-01T00:00:00.000000+00:00',
+    last_accessed_at: null,
+    created_us: '1767225600000000',
+    superseded: false,
+    lexemes: content.toLowerCase().split(' '),
+  };
+}
+
+function whole(profileId: string, contentLength: number): HeldContext {
+  return {
+    kind: 'whole',
+    profileId,
+    fingerprint: `f-${profileId}`,
+    summary: '',
+    traits: [],
+    memories: HeldMemoryCandidates.from([memoryRow(`m-${profileId}`, 'x'.repeat(contentLength))])!,
+  };
+}
+
+describe('HeldContexts', () => {
+  // an entry of 2,000 characters (content and its one word) counts about 8,800 bytes: two fit in 20,000
+  it('lets the least recently used entries go once the budget is passed', () => {
+    const held = new HeldContexts(20_000);
+    held.set('a', whole('a', 2_000));
+    held.set('b', whole('b', 2_000));
+    held.get('a'); // used: b is now the oldest
+    held.set('c', whole('c', 2_000));
+    expect(held.get('b')).toBeUndefined();
+    expect(held.get('a')?.profileId).toBe('a');
+    expect(held.get('c')?.profileId).toBe('c');
+  });
+
+  it('keeps nothing larger than the whole budget, and nothing at all with a budget of 0', () => {
+    const small = new HeldContexts(1_000);
+    small.set('a', whole('a', 10_000));
+    expect(small.size).toBe(0);
+    const none = new HeldContexts(0);
+    none.set('large', { kind: 'large', profileId: 'p' });
+    expect(none.size).toBe(0);
+  });
+
+  it('counts an entry once when it is replaced', () => {
+    const held = new HeldContexts(20_000);
+    for (let i = 0; i < 10; i++) held.set('a', whole('a', 2_000));
+    held.set('b', whole('b', 2_000));
+    expect(held.get('a')).toBeDefined();
+    expect(held.get('b')).toBeDefined();
+  });
+
+  it('forgets every entry of an erased profile, and only those', () => {
+    const held = new HeldContexts(1_000_000);
+    held.set('user:u', whole('p1', 10));
+    held.set('id:p1', whole('p1', 10));
+    held.set('user:u:50', { kind: 'large', profileId: 'p1' });
+    held.set('user:v', whole('p2', 10));
+    held.forgetProfile('p1');
+    expect(held.size).toBe(1);
+    expect(held.get('user:v')?.profileId).toBe('p2');
+  });
+});
