@@ -34,7 +34,7 @@ export interface AppConfig {
   /** Completed turns that may wait to be stored; beyond it, requests wait for room (backpressure). */
   turnQueueSize: number;
   llm: { baseUrl: string; apiKey: string | null; model: string };
-  /** cacheBytes: budget of the standing parts of contexts kept between requests (standing-context-cache). */
+  /** cacheBytes: budget of the profiles' contexts held between requests (context/held-contexts.ts). */
   context: { maxMemories: number; maxChars: number; cacheBytes: number };
   /** Weights of memory ranking (see memories/memory-ranking.ts). */
   ranking: RankingWeights;

@@ -76,7 +76,7 @@ export function contextStatement(
   const semantic = vector
     ? { vector: '$5', model: '$6', dimensions: vector.dimensions, engine: vector.engine }
     : undefined;
-  const text = question.slice(0, MAX_QUESTION_CHARS).replaceAll('\u0000', '');
+  const text = questionText(question);
   const byId = 'id' in profile;
   const values: unknown[] = [byId ? profile.id : profile.externalId, text, perSource, namesIn(text)];
   if (vector) values.push(vector.literal, vector.model);
@@ -88,16 +88,13 @@ export function contextStatement(
     text: `WITH profile AS (${profileSql(profile)}),
        ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$4::text[]', '$3', semantic, wordScanLimit)},
        standing_fingerprint AS MATERIALIZED (
-         SELECT md5(concat_ws('|', pg_postmaster_start_time(), p.id, p.version,
-           (SELECT string_agg(t.key || '=' || t.xmin::text, ',' ORDER BY t.key) FROM traits t WHERE t.profile_id = p.id),
-           (SELECT string_agg(r.id || '=' || r.version, ',' ORDER BY r.id) FROM standing r))) AS value
+         SELECT ${fingerprintSql(`(SELECT string_agg(r.id || '=' || r.version, ',' ORDER BY r.id) FROM standing r)`)} AS value
          FROM profile p
        )
        SELECT p.id, f.value AS fingerprint,
          CASE WHEN f.value = ${held} THEN NULL ELSE p.summary END AS summary,
          CASE WHEN f.value = ${held} THEN NULL ELSE
-           (SELECT coalesce(json_agg(json_build_object('key', t.key, 'value', t.value) ORDER BY t.key), '[]'::json)
-            FROM traits t WHERE t.profile_id = p.id) END AS traits,
+           ${TRAITS_JSON} END AS traits,
          CASE WHEN f.value = ${held} THEN NULL ELSE
            (SELECT coalesce(json_agg(${candidateJson('0', 'NULL', 'NULL')}), '[]'::json)
             FROM standing m) END AS standing,
@@ -108,6 +105,26 @@ export function contextStatement(
        FROM profile p, standing_fingerprint f`,
     values,
   };
+}
+
+/** The question as the statements read it: cut at MAX_QUESTION_CHARS, without NUL characters. */
+function questionText(question: string): string {
+  return question.slice(0, MAX_QUESTION_CHARS).replaceAll('\u0000', '');
+}
+
+/** The traits of profile `p`, ordered by key, as a JSON array of { key, value }. */
+const TRAITS_JSON = `(SELECT coalesce(json_agg(json_build_object('key', t.key, 'value', t.value) ORDER BY t.key), '[]'::json)
+            FROM traits t WHERE t.profile_id = p.id)`;
+
+/**
+ * The fingerprint of what a caller holds of profile `p` (its row version in `p.version`): an md5 of the
+ * server's start time, the profile's id and row version, its traits' keys and row versions, and
+ * `memoryVersions` (the ids and row versions of the memories held, as text).
+ */
+function fingerprintSql(memoryVersions: string): string {
+  return `md5(concat_ws('|', pg_postmaster_start_time(), p.id, p.version,
+           (SELECT string_agg(t.key || '=' || t.xmin::text, ',' ORDER BY t.key) FROM traits t WHERE t.profile_id = p.id),
+           ${memoryVersions}))`;
 }
 
 /** The profile row of the context statements: its id, summary and row version. */
@@ -130,7 +147,7 @@ export function heldProfileStatement(
   heldFingerprint: string,
   wordScanLimit = WORD_SCAN_LIMIT,
 ): NamedStatement {
-  const text = question.slice(0, MAX_QUESTION_CHARS).replaceAll('\u0000', '');
+  const text = questionText(question);
   const byId = 'id' in profile;
   const changed = `f.value IS NOT NULL AND f.value <> $4::text`;
   return {
@@ -142,17 +159,15 @@ export function heldProfileStatement(
            SELECT 1 FROM memories m WHERE m.profile_id = (SELECT id FROM profile) LIMIT ${wordScanLimit}) AS counted
        ),
        fingerprint AS MATERIALIZED (
-         SELECT CASE WHEN s.n < ${wordScanLimit} THEN md5(concat_ws('|', pg_postmaster_start_time(), p.id, p.version,
-           (SELECT string_agg(t.key || '=' || t.xmin::text, ',' ORDER BY t.key) FROM traits t WHERE t.profile_id = p.id),
-           (SELECT string_agg(m.id || '=' || m.xmin::text, ',' ORDER BY m.id) FROM memories m WHERE m.profile_id = p.id)))
-           END AS value
+         SELECT CASE WHEN s.n < ${wordScanLimit} THEN ${fingerprintSql(
+           `(SELECT string_agg(m.id || '=' || m.xmin::text, ',' ORDER BY m.id) FROM memories m WHERE m.profile_id = p.id)`,
+         )} END AS value
          FROM profile p, profile_size s
        )
        SELECT p.id, s.n AS memory_count, f.value AS fingerprint,
          CASE WHEN ${changed} THEN p.summary END AS summary,
          CASE WHEN ${changed} THEN
-           (SELECT coalesce(json_agg(json_build_object('key', t.key, 'value', t.value) ORDER BY t.key), '[]'::json)
-            FROM traits t WHERE t.profile_id = p.id) END AS traits,
+           ${TRAITS_JSON} END AS traits,
          CASE WHEN ${changed} THEN
            (SELECT coalesce(json_agg(json_build_object('id', m.id,
               'content', CASE WHEN m.superseded_at IS NULL THEN m.content END, 'type', m.type,

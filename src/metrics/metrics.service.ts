@@ -55,7 +55,7 @@ export class MetricsService {
   });
   private readonly standingContexts = new Counter({
     name: `${METRIC_PREFIX}context_standing_total`,
-    help: 'Contexts built, by whether their standing part (summary, traits, standing memories) was held or sent again',
+    help: 'Contexts built, by whether their held part (a small profile whole, else summary, traits and standing memories) was held or sent again',
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
