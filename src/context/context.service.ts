@@ -199,13 +199,20 @@ export class ContextService {
     vector: QuestionVector | null,
   ): Promise<LoadedProfile | null> {
     const key = 'id' in profile ? `id:${profile.id}` : `user:${profile.externalId}`;
-    if (vector === null && this.held.get(key)?.kind !== 'large') {
-      const whole = await this.loadWhole(key, profile, question, perSource);
+    const entry = this.held.get(key);
+    if (vector === null && entry?.kind !== 'large') {
+      const whole = await this.loadWhole(
+        key,
+        entry?.kind === 'whole' ? entry : undefined,
+        profile,
+        question,
+        perSource,
+      );
       if (whole !== 'large') return whole;
     }
     const standingKey = `${key}:${perSource}`;
-    const entry = this.held.get(standingKey);
-    const held = entry?.kind === 'standing' ? entry : undefined;
+    const standingEntry = this.held.get(standingKey);
+    const held = standingEntry?.kind === 'standing' ? standingEntry : undefined;
     const [row] = await this.statements.query<ContextStatementRow>(
       contextStatement(profile, question, perSource, vector, held?.fingerprint ?? ''),
     );
@@ -215,20 +222,19 @@ export class ContextService {
       return null;
     }
     // a large profile that has shrunk is held whole again from its next question on
-    if (row.memory_count < WORD_SCAN_LIMIT && this.held.get(key)?.kind === 'large') this.held.delete(key);
+    if (row.memory_count < WORD_SCAN_LIMIT && entry?.kind === 'large') this.held.delete(key);
     const standing = row.standing === null && held ? held : standingOf(row);
     return this.served(standingKey, standing, held, merged(row, standing));
   }
 
-  /** A small profile held whole and ranked here; 'large' when it is not small. */
+  /** A small profile held whole (`held`, if this process holds it) and ranked here; 'large' when it is not small. */
   private async loadWhole(
     key: string,
+    held: WholeProfile | undefined,
     profile: ProfileKey,
     question: string,
     perSource: number,
   ): Promise<LoadedProfile | null | 'large'> {
-    const entry = this.held.get(key);
-    const held = entry?.kind === 'whole' ? entry : undefined;
     const [row] = await this.statements.query<HeldProfileStatementRow>(
       heldProfileStatement(profile, question, held?.fingerprint ?? ''),
     );
