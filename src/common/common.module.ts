@@ -5,6 +5,9 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { AllExceptionsFilter } from './all-exceptions.filter';
 import { ApiKeyGuard } from './api-key.guard';
 import { BackgroundWork } from './background-work';
+import { ServingLoad } from './serving-load';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { createValidationPipe } from './validation';
 
 /**
@@ -16,11 +19,16 @@ import { createValidationPipe } from './validation';
   imports: [RateLimitModule],
   providers: [
     BackgroundWork,
+    {
+      provide: ServingLoad,
+      useFactory: (config: AppConfig) => new ServingLoad(config.extraction.yieldUtilization),
+      inject: [APP_CONFIG],
+    },
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
   ],
-  exports: [BackgroundWork],
+  exports: [BackgroundWork, ServingLoad],
 })
 export class CommonModule {}

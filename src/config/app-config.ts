@@ -94,6 +94,14 @@ export interface ExtractionSettings {
    * every third of it while it works, so a killed process's batch is taken over this long after.
    */
   leaseMs: number;
+  /**
+   * Background extraction waits while answers keep the process busy (event loop busy at least
+   * `yieldUtilization` of the time with answers in flight), for at most this long after its run was
+   * scheduled; 0 never waits.
+   */
+  yieldMaxMs: number;
+  /** The share of time the event loop must be busy (with answers in flight) for extraction to wait. */
+  yieldUtilization: number;
   /** Pause between two runs of the memory decay job. */
   decayIntervalMs: number;
 }
@@ -211,6 +219,8 @@ function readConfig(env: Env): AppConfig {
       maxAttempts: read.integer('EXTRACTION_MAX_ATTEMPTS', 5, 1, 100),
       backoffMs: read.integer('EXTRACTION_BACKOFF_MS', 30_000, 0, 3_600_000),
       leaseMs: read.integer('EXTRACTION_LEASE_MS', 30_000, 1_000, 3_600_000),
+      yieldMaxMs: read.integer('EXTRACTION_YIELD_MAX_MS', 30_000, 0, 3_600_000),
+      yieldUtilization: read.decimal('EXTRACTION_YIELD_UTILIZATION', 0.8, 0, 1),
       decayIntervalMs: read.integer('MEMORY_DECAY_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
     },
     traitSchemasFile: read.optionalString('TRAIT_SCHEMAS_FILE'),

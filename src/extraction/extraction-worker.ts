@@ -9,6 +9,7 @@ import {
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BackgroundWork } from '../common/background-work';
+import { ServingLoad } from '../common/serving-load';
 import { isForeignKeyViolation } from '../common/database-errors';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -52,7 +53,9 @@ const METRIC_OUTCOME: Record<BatchOutcome, ExtractionOutcome> = {
  * of EXTRACTION_LEASE_MS while the run works, so a killed process's batch is taken over soon after its
  * claim runs out: a sweep that finds work claimed by another process looks again when that claim ends. A failure is counted on the batch, which then waits
  * (EXTRACTION_BACKOFF_MS, doubling) before a sweep tries it again, up to EXTRACTION_MAX_ATTEMPTS.
- * Sweeps run at boot and every EXTRACTION_SWEEP_INTERVAL_MS.
+ * Sweeps run at boot and every EXTRACTION_SWEEP_INTERVAL_MS. Before each claim a run yields to answers
+ * while they keep the process busy (ServingLoad), for at most EXTRACTION_YIELD_MAX_MS from when it was
+ * scheduled: under a burst the answers get the CPU and the stored messages wait, durably, in the queue.
  */
 @Injectable()
 export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -75,6 +78,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
     private readonly context: ContextService,
     private readonly background: BackgroundWork,
     private readonly metrics: MetricsService,
+    private readonly load: ServingLoad,
   ) {
     this.limiter = new ConcurrencyLimiter(config.extraction.concurrency);
   }
@@ -155,17 +159,26 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
   private async runProfile(profileId: string): Promise<void> {
     do {
       this.runAgain.delete(profileId);
+      // how long this run may wait for answers that keep the process busy, from now, not from its turn
+      // in the limiter: so learning lags a busy process by a bounded time, then takes its share again
+      const yieldUntil = performance.now() + this.config.extraction.yieldMaxMs;
       try {
-        await this.limiter.run(() => this.extractProfile(profileId));
+        await this.limiter.run(() => this.extractProfile(profileId, yieldUntil));
       } catch (error) {
         this.logger.error(`extraction of profile ${profileId} failed: ${errorMessage(error)}`);
       }
     } while (this.runAgain.has(profileId) && !this.stopping.signal.aborted);
   }
 
-  private async extractProfile(profileId: string): Promise<void> {
+  private async extractProfile(profileId: string, yieldUntil: number): Promise<void> {
     let changed = false;
     for (let round = 0; round < MAX_BATCHES_PER_RUN && !this.stopping.signal.aborted; round++) {
+      // nothing is claimed while waiting, so another, less busy replica can take the work meanwhile
+      if (performance.now() < yieldUntil && this.load.busy()) {
+        this.metrics.observeExtractionYield();
+        await this.load.yieldWhileBusy(yieldUntil, this.stopping.signal);
+        if (this.stopping.signal.aborted) break;
+      }
       // Null also when another process is extracting this profile: it takes these messages too.
       const batch = await this.queue.claimNextBatch(profileId, this.config.extraction.leaseMs);
       if (batch === null) break;

@@ -73,6 +73,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly extractionYields = new Counter({
+    name: `${METRIC_PREFIX}extraction_yields_total`,
+    help: 'Times background extraction waited before a claim because answers kept the process busy',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     for (const outcome of ['success', 'failure', 'aborted'] as const) this.extractionRuns.inc({ outcome }, 0);
@@ -114,6 +120,10 @@ export class MetricsService {
   observeExtractionBatch(outcome: ExtractionOutcome, startedAt: number): void {
     this.extractionRuns.inc({ outcome });
     this.extractionDuration.observe({ outcome }, (performance.now() - startedAt) / 1000);
+  }
+
+  observeExtractionYield(): void {
+    this.extractionYields.inc();
   }
 }
 

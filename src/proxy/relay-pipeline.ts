@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { ServingLoad } from '../common/serving-load';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { MemoryTouches } from '../memories/memory-touches';
@@ -32,10 +33,25 @@ export class RelayPipeline {
     private readonly upstream: UpstreamCaller,
     private readonly recorder: TurnRecorder,
     private readonly touches: MemoryTouches,
+    private readonly load: ServingLoad,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async relay(protocol: InboundProtocol, req: Request, res: Response, body: unknown): Promise<void> {
+    const answered = this.load.begin();
+    try {
+      await this.relayTurn(protocol, req, res, body);
+    } finally {
+      answered();
+    }
+  }
+
+  private async relayTurn(
+    protocol: InboundProtocol,
+    req: Request,
+    res: Response,
+    body: unknown,
+  ): Promise<void> {
     const client = new ClientConnection(req, res);
     const turn = protocol.parse(body, req.headers);
     const schemas = applyRequestSchemas(this.schemas.all(), turn.traitOverrides);
