@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -14,10 +15,15 @@ export class ServiceProcess {
     return this.child.pid;
   }
 
-  /** `nodeArgs` e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] to profile the service. */
+  /**
+   * `nodeArgs` e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] to profile the service. `stdoutFile` takes
+   * its log lines (as a log collector would), so that a service logging every request does not load the
+   * benchmark's own process; without it they are kept in `output`.
+   */
   static async start(
     env: Record<string, string | undefined>,
     nodeArgs: string[] = [],
+    { stdoutFile }: { stdoutFile?: string } = {},
   ): Promise<ServiceProcess> {
     const port = await freePort();
     const output: string[] = [];
@@ -29,10 +35,12 @@ export class ServiceProcess {
     childEnv.HOST = '127.0.0.1';
     // BENCH_SERVICE_MAIN runs another build (e.g. of an earlier commit) for a before/after comparison.
     const main = process.env.BENCH_SERVICE_MAIN ?? join(__dirname, '..', 'src', 'main.js');
+    const stdout = stdoutFile === undefined ? 'pipe' : openSync(stdoutFile, 'w');
     const child = spawn(process.execPath, [...nodeArgs, main], {
       env: childEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', stdout, 'pipe'],
     });
+    if (typeof stdout === 'number') closeSync(stdout);
     child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     const service = new ServiceProcess(child, `http://127.0.0.1:${port}`, output);

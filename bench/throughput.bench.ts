@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { LoadResult, RequestSpec, round, runLoad } from './load';
@@ -29,6 +31,8 @@ export interface ThroughputRow {
 
 export interface ThroughputReport {
   rows: ThroughputRow[];
+  /** Request lines the service logged during the suite (LOG_LEVEL=info), warm-ups and seeding included. */
+  requestLogLines: number;
   /** One request at a time: the service's added latency over the upstream alone. */
   serial: { direct: LoadResult; service: MeasuredLoad; addedP50Ms: number; addedP99Ms: number };
 }
@@ -39,6 +43,7 @@ export interface ThroughputReport {
  * does) and the service, at 32 connections, each scenario in rounds that alternate the three, with
  * 100 profiles of 10 traits and 50 memories. Scenarios: many users with and without background
  * learning, all connections on one user, and streams (time to first chunk); then one request at a time.
+ * The service runs at the default log level, so it writes its line per request (to a file).
  */
 export async function benchThroughput(
   serviceEnv: Record<string, string | undefined>,
@@ -48,7 +53,14 @@ export async function benchThroughput(
   const requests = Math.max(1000, Math.round(4000 * scale));
   // the embedded database's table upkeep (its autovacuum) checks every second, so that it has
   // analyzed the seeded tables before the first round, as it would have a minute later in production
-  const service = await ServiceProcess.start({ ...serviceEnv, DB_MAINTENANCE_INTERVAL_MS: '1000' });
+  // at the default log level, writing its line per request to a file as a log collector would read it
+  const logDir = mkdtempSync(join(tmpdir(), 'pms-bench-log-'));
+  const logFile = join(logDir, 'service.log');
+  const service = await ServiceProcess.start(
+    { ...serviceEnv, DB_MAINTENANCE_INTERVAL_MS: '1000', LOG_LEVEL: 'info' },
+    [],
+    { stdoutFile: logFile },
+  );
   const floor = await startFloorRelay(upstreamUrl, serviceEnv.DATABASE_URL);
   const onServer = serviceEnv.DATABASE_URL !== undefined;
   // CPU from the start of the load until the work it left behind (turns to store, extraction) is done
@@ -177,6 +189,7 @@ export async function benchThroughput(
     const served = medianRound(serialRounds.service);
     return {
       rows,
+      requestLogLines: countRequestLines(logFile),
       serial: {
         direct,
         service: served,
@@ -187,7 +200,13 @@ export async function benchThroughput(
   } finally {
     await floor.stop();
     await service.stop();
+    rmSync(logDir, { recursive: true, force: true });
   }
+}
+
+/** The request lines the service wrote: one per request, as at the default level in production. */
+function countRequestLines(logFile: string): number {
+  return readFileSync(logFile, 'utf8').split('"msg":"request completed"').length - 1;
 }
 
 /** Profiles of 10 traits and 50 memories each. */
