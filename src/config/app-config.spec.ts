@@ -146,6 +146,13 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the context statement pool size, 8 by default, within 1 to 200', () => {
+    expect(loadConfig({}).databaseContextPoolSize).toBe(8);
+    expect(loadConfig({ DATABASE_CONTEXT_POOL_SIZE: '3' }).databaseContextPoolSize).toBe(3);
+    expect(() => loadConfig({ DATABASE_CONTEXT_POOL_SIZE: '0' })).toThrow(/DATABASE_CONTEXT_POOL_SIZE/);
+    expect(() => loadConfig({ DATABASE_CONTEXT_POOL_SIZE: '201' })).toThrow(/DATABASE_CONTEXT_POOL_SIZE/);
+  });
+
   it('refuses extraction workers as many as the server pool has connections, naming both variables', () => {
     const server = { DATABASE_URL: 'postgres://db/pms' };
     expect(() => loadConfig({ ...server, DATABASE_POOL_SIZE: '2', EXTRACTION_CONCURRENCY: '2' })).toThrow(

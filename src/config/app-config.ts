@@ -14,6 +14,11 @@ export interface AppConfig {
   /** Directory of the embedded database, or `memory://` for a throwaway in-memory one. */
   dataDir: string;
   databasePoolSize: number;
+  /**
+   * Connections of the server pool that runs the chat's context statement (named, generic plans), apart
+   * from `databasePoolSize`.
+   */
+  databaseContextPoolSize: number;
   /** How long a query waits for a pooled connection before the request fails with 503. */
   databaseAcquireTimeoutMs: number;
   /** Longest wait at boot for another process's migrations (the migration lock). */
@@ -173,6 +178,7 @@ function readConfig(env: Env): AppConfig {
     databaseUrl: read.optionalDatabaseUrl('DATABASE_URL'),
     dataDir: read.dataDir('DATA_DIR', './data'),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 200),
+    databaseContextPoolSize: read.integer('DATABASE_CONTEXT_POOL_SIZE', 8, 1, 200),
     databaseAcquireTimeoutMs: read.integer('DATABASE_ACQUIRE_TIMEOUT_MS', 5_000, 100, 600_000),
     migrationLockTimeoutMs: read.integer('MIGRATION_LOCK_TIMEOUT_MS', 300_000, 1_000, 3_600_000),
     embeddedMaintenanceIntervalMs: read.integer('DB_MAINTENANCE_INTERVAL_MS', 60_000, 1_000, 86_400_000),

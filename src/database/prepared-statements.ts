@@ -23,15 +23,12 @@ export const HOT_STATEMENT_OPTIONS = `-c plan_cache_mode=force_generic_plan -c h
 const FORCE_GENERIC_PLANS = 'SET plan_cache_mode = force_generic_plan';
 const DEFAULT_PLANS = 'RESET plan_cache_mode';
 
-/** Connections of the pool that serves hot prepared statements (server only). */
-const HOT_POOL_SIZE = 4;
-
 /**
  * Runs a hot query as a named prepared statement, so that PostgreSQL plans it once per connection
  * instead of on every call (TypeORM's `query` always sends unnamed statements). Only for queries whose
  * plan does not depend on their parameter values.
  *
- * On a server these statements get a small pool of their own with `plan_cache_mode =
+ * On a server these statements get a pool of their own (DATABASE_CONTEXT_POOL_SIZE) with `plan_cache_mode =
  * force_generic_plan`: left to itself, PostgreSQL kept re-planning the chat context query (custom plans,
  * 1.1 ms of a 2.5 ms call), and forcing generic plans on the main pool would change every other query.
  * The embedded database has one connection, which these statements share: they take it, force generic
@@ -50,7 +47,7 @@ export class PreparedStatements implements OnApplicationShutdown {
     this.hotPool = config.databaseUrl
       ? new Pool({
           connectionString: config.databaseUrl,
-          max: HOT_POOL_SIZE,
+          max: config.databaseContextPoolSize,
           connectionTimeoutMillis: config.databaseAcquireTimeoutMs,
           options: HOT_STATEMENT_OPTIONS,
           application_name: 'profile-memory-service',
