@@ -210,7 +210,7 @@ function countRequestLines(logFile: string): number {
 }
 
 /** Profiles of 10 traits and 50 memories each. */
-async function seed(serviceUrl: string): Promise<void> {
+export async function seed(serviceUrl: string): Promise<void> {
   const call = (path: string, body: unknown, method = 'POST') =>
     fetch(`${serviceUrl}${path}`, {
       method,

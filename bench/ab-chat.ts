@@ -1,0 +1,152 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { startBenchUpstream } from './fake-upstream';
+import { runLoad } from './load';
+import { postgresCpuMs, processCpuMs } from './process-cpu';
+import { ServiceProcess } from './service-process';
+import { seed } from './throughput.bench';
+
+const CONNECTIONS = 32;
+const USERS = 100;
+
+interface Round {
+  throughput: number;
+  nodeCpuMs: number;
+  postgresCpuMs: number;
+  errors: number;
+}
+
+/**
+ * `node dist/bench/ab-chat.js`: two builds of the service side by side on the PostgreSQL server, each on
+ * a database of its own seeded as the throughput suite seeds it, under the same chat load (32
+ * connections, 100 users, `skipExtraction` unless AB_LEARN=1) in rounds that alternate A and B, so that
+ * both see the same machine. A is this build; B is AB_B_MAIN (another build's main.js), AB_B_NODE_ARGS
+ * (e.g. `--max-semi-space-size=32`) and/or AB_B_ENV (e.g. `DATABASE_CONTEXT_POOL_SIZE=4`, space
+ * separated), all at LOG_LEVEL=warn. AB_ROUNDS (default 6) and AB_REQUESTS (default 4000)
+ * size the run. Prints and saves (bench/results/<time>-ab.json) the rounds and their medians: a change
+ * worth a few percent shows here where the full suite's run-to-run spread hides it.
+ */
+async function main(): Promise<void> {
+  const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const rounds = Number(process.env.AB_ROUNDS ?? '6');
+  const requests = Number(process.env.AB_REQUESTS ?? '4000');
+  const skipExtraction = process.env.AB_LEARN !== '1';
+  const upstream = await startBenchUpstream();
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  const services: Record<'a' | 'b', ServiceProcess> = {} as Record<'a' | 'b', ServiceProcess>;
+  const databases = { a: `pms_ab_a_${process.pid}`, b: `pms_ab_b_${process.pid}` };
+  try {
+    for (const name of ['a', 'b'] as const) {
+      await admin.query(`CREATE DATABASE ${databases[name]}`);
+      const env = {
+        DATABASE_URL: `${adminUrl.replace(/\/[^/]*$/, '')}/${databases[name]}`,
+        UPSTREAM_BASE_URL: upstream.url,
+        UPSTREAM_API_KEY: 'bench',
+        EXTRACTOR: 'heuristic',
+        RATE_LIMIT_PER_MINUTE: '0',
+        INGEST_RATE_LIMIT_PER_MINUTE: '0',
+        ...(name === 'b' ? bEnv() : {}),
+      };
+      const other = name === 'b' ? process.env.AB_B_MAIN : undefined;
+      const saved = process.env.BENCH_SERVICE_MAIN;
+      if (other) process.env.BENCH_SERVICE_MAIN = other;
+      else delete process.env.BENCH_SERVICE_MAIN;
+      const nodeArgs = name === 'b' ? (process.env.AB_B_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
+      services[name] = await ServiceProcess.start(env, nodeArgs);
+      if (saved === undefined) delete process.env.BENCH_SERVICE_MAIN;
+      else process.env.BENCH_SERVICE_MAIN = saved;
+      await seed(services[name].url);
+    }
+    await admin.query('VACUUM ANALYZE');
+    const next = (i: number) => ({
+      method: 'POST' as const,
+      path: '/v1/chat/completions',
+      headers: { 'x-service-id': `bench-user-${i % USERS}` },
+      body: {
+        model: 'bench-model',
+        ...(skipExtraction ? { service: { skipExtraction: true } } : {}),
+        messages: [
+          { role: 'user', content: `What should I cook tonight, given what you know about me? (${i})` },
+        ],
+      },
+    });
+    for (const name of ['a', 'b'] as const) {
+      await runLoad(services[name].url, 'warm-up', { requests: 2000, concurrency: CONNECTIONS, next });
+    }
+    const results: Record<'a' | 'b', Round[]> = { a: [], b: [] };
+    for (let r = 0; r < rounds; r++) {
+      for (const name of r % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
+        const service = services[name];
+        const before = { node: processCpuMs(service.pid), postgres: postgresCpuMs() };
+        const load = await runLoad(service.url, name, { requests, concurrency: CONNECTIONS, next });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        results[name].push({
+          throughput: load.throughput,
+          nodeCpuMs: round3((processCpuMs(service.pid) - before.node) / load.requests),
+          postgresCpuMs: round3((postgresCpuMs() - before.postgres) / load.requests),
+          errors: load.errors,
+        });
+      }
+    }
+    const summary = (list: Round[]) => ({
+      throughput: median(list.map((x) => x.throughput)),
+      nodeCpuMs: median(list.map((x) => x.nodeCpuMs)),
+      postgresCpuMs: median(list.map((x) => x.postgresCpuMs)),
+      errors: list.reduce((sum, x) => sum + x.errors, 0),
+    });
+    const report = {
+      date: new Date().toISOString(),
+      b: { main: process.env.AB_B_MAIN ?? null, nodeArgs: process.env.AB_B_NODE_ARGS ?? null, env: bEnv() },
+      skipExtraction,
+      requests,
+      rounds: results,
+      median: { a: summary(results.a), b: summary(results.b) },
+    };
+    for (const name of ['a', 'b'] as const) {
+      const m = report.median[name];
+      console.log(
+        `${name}: ${results[name].map((x) => Math.round(x.throughput)).join(' ')} req/s; median ${m.throughput} req/s, ` +
+          `CPU ms per chat ${m.nodeCpuMs} Node + ${m.postgresCpuMs} PostgreSQL, ${m.errors} errors`,
+      );
+    }
+    const file = join(
+      __dirname,
+      '..',
+      '..',
+      'bench',
+      'results',
+      `${report.date.replace(/:/g, '-').slice(0, 19)}-ab.json`,
+    );
+    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`saved ${file}`);
+  } finally {
+    for (const service of Object.values(services)) await service.stop();
+    await upstream.close();
+    for (const database of Object.values(databases)) {
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    }
+    await admin.end();
+  }
+}
+
+function bEnv(): Record<string, string> {
+  const pairs = (process.env.AB_B_ENV ?? '').split(' ').filter(Boolean);
+  return Object.fromEntries(
+    pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+}
+
+function median(values: number[]): number {
+  return [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
