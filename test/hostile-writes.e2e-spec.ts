@@ -13,9 +13,14 @@ describe('Races and edge values', () => {
     await t.close();
   });
 
-  it('answers 404, never 500, to writes that race with the deletion of their profile', async () => {
-    for (let trial = 0; trial < 10; trial++) {
+  // Each write takes the profile's lock before its rows' (lockProfileForWrite): without that, about one
+  // trial in twelve on a server deadlocked with the deletion and answered 503, so 50 trials catch it.
+  it('answers 404, never 500 or 503, to writes that race with the deletion of their profile', async () => {
+    for (let trial = 0; trial < 50; trial++) {
       const profile = await makeProfile(t, `racing-${trial}`);
+      // rows that exist already: changing them locks them before anything of the profile
+      await t.api().put(`/api/profiles/${profile.id}/traits/name`).send({ value: 'Bo' }).expect(200);
+      await t.api().put(`/api/profiles/${profile.id}/traits/city`).send({ value: 'Rome' }).expect(200);
       const writes = [
         t
           .api()
@@ -26,6 +31,7 @@ describe('Races and edge values', () => {
           .post(`/api/profiles/${profile.id}/memories`)
           .send({ content: `Fact ${trial}`, type: 'fact' }),
         t.api().put(`/api/profiles/${profile.id}/traits/name`).send({ value: 'Ann' }),
+        t.api().delete(`/api/profiles/${profile.id}/traits/city`),
       ];
       const [deleted, ...results] = await Promise.all([
         t.api().delete(`/api/profiles/${profile.id}`),
@@ -33,7 +39,7 @@ describe('Races and edge values', () => {
       ]);
       expect(deleted.status).toBe(200);
       for (const res of results) {
-        expect([200, 201, 404]).toContain(res.status);
+        expect([200, 201, 204, 404]).toContain(res.status);
         if (res.status === 404) expectEnvelope(res.body, 'profile_not_found');
       }
     }

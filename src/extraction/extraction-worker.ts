@@ -11,6 +11,7 @@ import { DataSource } from 'typeorm';
 import { BackgroundWork } from '../common/background-work';
 import { ServingLoad } from '../common/serving-load';
 import { isForeignKeyViolation } from '../common/database-errors';
+import { inProfileWrite } from '../database/profile-write-lock';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ExtractionOutcome, MetricsService } from '../metrics/metrics.service';
@@ -207,7 +208,8 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
           ? await this.context.relatedMemories(batch.profileId, texts.join('\n'), RELATED_MEMORIES)
           : [];
       const result = await this.extraction.extractConversation(texts, schemas, this.stopping.signal, known);
-      const applied = await this.dataSource.transaction(async (manager) => {
+      const taken = () => new BatchTakenError();
+      const applied = await inProfileWrite(this.dataSource, batch.profileId, taken, async (manager) => {
         if (!(await this.queue.complete(manager, batch))) throw new BatchTakenError();
         return this.extraction.apply(manager, batch.profileId, result, schemas, sourceIds, 'extraction');
       });

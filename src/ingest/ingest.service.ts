@@ -1,7 +1,8 @@
 import { HttpStatus, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApiError } from '../common/api-error';
+import { ApiError, profileNotFound } from '../common/api-error';
+import { inProfileWrite } from '../database/profile-write-lock';
 import { ExtractionFailedError } from '../extraction/extraction-errors';
 import { ExtractionService } from '../extraction/extraction.service';
 import { WrittenTrait } from '../extraction/extracted-trait-writer';
@@ -52,8 +53,11 @@ export class IngestService {
           'internal_error',
         );
       });
-    const applied = await this.dataSource.transaction((manager) =>
-      this.extraction.apply(manager, profile.id, result, schemas, [], 'ingest'),
+    const applied = await inProfileWrite(
+      this.dataSource,
+      profile.id,
+      () => profileNotFound(profilePathId),
+      (manager) => this.extraction.apply(manager, profile.id, result, schemas, [], 'ingest'),
     );
     this.extraction.announce(profile.id, applied);
     // The profile row itself changes only when a new summary is written.

@@ -2,9 +2,10 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { ApiError, truncate } from '../common/api-error';
+import { ApiError, profileNotFound, truncate } from '../common/api-error';
 import { UUID_PATTERN } from '../common/iso';
 import { storableUnitInterval } from '../common/stored-real';
+import { inProfileWrite } from '../database/profile-write-lock';
 import { memoryContentHash } from '../extraction/memory-content';
 import { HistoryEntry, HistorySource, NewHistoryEntry, ProfileHistory } from '../history/profile-history';
 import { ProfilesService } from '../profiles/profiles.service';
@@ -86,8 +87,11 @@ export class MemoriesService {
   /** Creates a memory by hand; see `remember` for what happens to a repeat. */
   async create(profilePathId: string, memory: NewMemory): Promise<StoredMemory> {
     const profile = await this.profiles.resolve(profilePathId);
-    const stored = await this.dataSource.transaction((manager) =>
-      this.remember(manager, profile.id, memory, 'api'),
+    const stored = await inProfileWrite(
+      this.dataSource,
+      profile.id,
+      () => profileNotFound(profilePathId),
+      (manager) => this.remember(manager, profile.id, memory, 'api'),
     );
     if (stored.created) this.announceStored(profile.id, [stored.memory]);
     return stored;
@@ -103,7 +107,8 @@ export class MemoriesService {
       );
     }
     const profile = await this.profiles.resolve(profilePathId);
-    const updated = await this.dataSource.transaction(async (manager) => {
+    const gone = () => profileNotFound(profilePathId);
+    const updated = await inProfileWrite(this.dataSource, profile.id, gone, async (manager) => {
       const current = await this.find(manager, profile.id, memoryId, { lock: true });
       const next = {
         content: changes.content?.trim() ?? current.content,
@@ -208,20 +213,28 @@ export class MemoriesService {
 
   async delete(profilePathId: string, memoryId: string): Promise<void> {
     const profile = await this.profiles.resolve(profilePathId);
-    await this.dataSource.transaction(async (manager) => {
-      const current = await this.find(manager, profile.id, memoryId, { lock: true });
-      await manager.query(`DELETE FROM memories WHERE id = $1 AND profile_id = $2`, [current.id, profile.id]);
-      await this.history.record(manager, profile.id, [
-        {
-          subject: 'memory',
-          subjectKey: current.id,
-          change: 'deleted',
-          oldValue: valueOf(current),
-          newValue: null,
-          source: 'api',
-        },
-      ]);
-    });
+    await inProfileWrite(
+      this.dataSource,
+      profile.id,
+      () => profileNotFound(profilePathId),
+      async (manager) => {
+        const current = await this.find(manager, profile.id, memoryId, { lock: true });
+        await manager.query(`DELETE FROM memories WHERE id = $1 AND profile_id = $2`, [
+          current.id,
+          profile.id,
+        ]);
+        await this.history.record(manager, profile.id, [
+          {
+            subject: 'memory',
+            subjectKey: current.id,
+            change: 'deleted',
+            oldValue: valueOf(current),
+            newValue: null,
+            source: 'api',
+          },
+        ]);
+      },
+    );
   }
 
   /**

@@ -1,9 +1,10 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { ApiError, invalidField, truncate } from '../common/api-error';
+import { ApiError, invalidField, profileNotFound, truncate } from '../common/api-error';
 import { HistoryEntry, ProfileHistory } from '../history/profile-history';
 import { storableUnitInterval } from '../common/stored-real';
+import { inProfileWrite } from '../database/profile-write-lock';
 import { ProfilesService } from '../profiles/profiles.service';
 import { TRAIT_KEY_PATTERN } from './trait-schema';
 import { TraitSchemaRegistry } from './trait-schema-registry';
@@ -34,32 +35,40 @@ export class TraitsService {
   async putManual(profilePathId: string, key: string, value: unknown, confidence = 1): Promise<TraitEntity> {
     assertTraitKey(key);
     const profile = await this.profiles.resolve(profilePathId);
-    return this.dataSource.transaction((manager) =>
-      this.writeManual(manager, profile.id, key, value, confidence, null),
+    return inProfileWrite(
+      this.dataSource,
+      profile.id,
+      () => profileNotFound(profilePathId),
+      (manager) => this.writeManual(manager, profile.id, key, value, confidence, null),
     );
   }
 
   async delete(profilePathId: string, key: string): Promise<void> {
     assertTraitKey(key);
     const profile = await this.profiles.resolve(profilePathId);
-    await this.dataSource.transaction(async (manager) => {
-      // an UPDATE or DELETE answers [rows, count] through TypeORM
-      const [rows]: [Array<{ value: unknown; confidence: number }>, number] = await manager.query(
-        `DELETE FROM traits WHERE profile_id = $1 AND key = $2 RETURNING value, confidence`,
-        [profile.id, key],
-      );
-      if (rows.length === 0) throw traitNotFound(key);
-      await this.history.record(manager, profile.id, [
-        {
-          subject: 'trait',
-          subjectKey: key,
-          change: 'deleted',
-          oldValue: { value: rows[0].value, confidence: rows[0].confidence },
-          newValue: null,
-          source: 'api',
-        },
-      ]);
-    });
+    await inProfileWrite(
+      this.dataSource,
+      profile.id,
+      () => profileNotFound(profilePathId),
+      async (manager) => {
+        // an UPDATE or DELETE answers [rows, count] through TypeORM
+        const [rows]: [Array<{ value: unknown; confidence: number }>, number] = await manager.query(
+          `DELETE FROM traits WHERE profile_id = $1 AND key = $2 RETURNING value, confidence`,
+          [profile.id, key],
+        );
+        if (rows.length === 0) throw traitNotFound(key);
+        await this.history.record(manager, profile.id, [
+          {
+            subject: 'trait',
+            subjectKey: key,
+            change: 'deleted',
+            oldValue: { value: rows[0].value, confidence: rows[0].confidence },
+            newValue: null,
+            source: 'api',
+          },
+        ]);
+      },
+    );
   }
 
   /** The changes of a trait, newest first; also of a deleted one, until its profile is deleted. */
@@ -92,8 +101,11 @@ export class TraitsService {
       throw invalidField('historyId', 'invalid_history_id', 'That history entry holds no value to restore.');
     }
     const profile = await this.profiles.resolve(profilePathId);
-    return this.dataSource.transaction((manager) =>
-      this.writeManual(manager, profile.id, key, restored.value, 1, 'reverted'),
+    return inProfileWrite(
+      this.dataSource,
+      profile.id,
+      () => profileNotFound(profilePathId),
+      (manager) => this.writeManual(manager, profile.id, key, restored.value, 1, 'reverted'),
     );
   }
 
