@@ -132,7 +132,7 @@ async function main(): Promise<void> {
 }
 
 function bEnv(): Record<string, string> {
-  const pairs = (process.env.AB_B_ENV ?? '').split(' ').filter(Boolean);
+  const pairs = (process.env.AB_B_ENV ?? '').split(' ').filter((pair) => pair.indexOf('=') > 0);
   return Object.fromEntries(
     pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
   );

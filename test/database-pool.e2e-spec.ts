@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { expectEnvelope } from './support/factories';
+import { expectEnvelope, makeMemory, makeProfile } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
 const onServer = process.env.DATABASE_URL !== undefined;
@@ -40,5 +40,39 @@ describe('A starved database pool', () => {
     }
     await t.api().get('/api/profiles').expect(200);
     await t.api().get('/ready').expect(200);
+  });
+});
+
+const describeOnServer = onServer ? describe : describe.skip;
+
+/** The context statement's own pool on a server is DATABASE_CONTEXT_POOL_SIZE connections. */
+describeOnServer('The context statement pool (skipped without DATABASE_URL)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ DATABASE_CONTEXT_POOL_SIZE: '1' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('runs concurrent context statements on no more connections than DATABASE_CONTEXT_POOL_SIZE', async () => {
+    const profile = await makeProfile(t);
+    await makeMemory(t, profile.id, { content: 'Likes green tea' });
+    const contexts = Array.from({ length: 16 }, (_, i) =>
+      t
+        .api()
+        .post(`/api/profiles/${profile.id}/context`)
+        .send({ question: `What does the user drink? (${i})` }),
+    );
+    for (const res of await Promise.all(contexts)) expect(res.status).toBe(200);
+    // the backends whose last statement was a context statement (its fingerprint part names it)
+    const [{ backends }] = await t.dataSource.query(
+      `SELECT count(*)::int AS backends FROM pg_stat_activity
+       WHERE datname = current_database() AND query LIKE '%fingerprint AS MATERIALIZED%'
+         AND pid <> pg_backend_pid()`,
+    );
+    expect(backends).toBe(1);
   });
 });

@@ -78,12 +78,28 @@ describe('background extraction yields to busy answers', () => {
     return row;
   };
 
-  it('keeps a turn stored and unlearnt while an answer is in flight, and learns it when the answer ends', async () => {
-    const t = await start('600000');
+  /**
+   * An app with this EXTRACTION_YIELD_MAX_MS, a stream held open on it and a learnt turn recorded
+   * meanwhile; `check` gets the app, the turn's user and what ends the stream.
+   */
+  async function whileStreamOpen(
+    yieldMaxMs: string,
+    check: (t: TestApp, userId: string, endStream: () => void) => Promise<void>,
+  ): Promise<void> {
+    const t = await start(yieldMaxMs);
     let stream: AbortController | undefined;
     try {
       stream = await openStream(t);
-      const userId = await learntTurn(t);
+      const open = stream;
+      await check(t, await learntTurn(t), () => open.abort());
+    } finally {
+      stream?.abort();
+      await t.close();
+    }
+  }
+
+  it('keeps a turn stored and unlearnt while an answer is in flight, and learns it when the answer ends', () =>
+    whileStreamOpen('600000', async (t, userId, endStream) => {
       const deadline = Date.now() + 10_000;
       while ((await yields(t)) < 1) {
         if (Date.now() > deadline) throw new Error('extraction never yielded');
@@ -91,27 +107,15 @@ describe('background extraction yields to busy answers', () => {
       }
       expect(await state(t, userId)).toEqual({ pending: 2, names: [] });
 
-      stream.abort();
+      endStream();
       await t.drain();
       expect(await state(t, userId)).toEqual({ pending: 0, names: ['Anna'] });
-    } finally {
-      stream?.abort();
-      await t.close();
-    }
-  });
+    }));
 
-  it('learns anyway once the wait has lasted EXTRACTION_YIELD_MAX_MS, the answer still in flight', async () => {
-    const t = await start('300');
-    let stream: AbortController | undefined;
-    try {
-      stream = await openStream(t);
-      const userId = await learntTurn(t);
+  it('learns anyway once the wait has lasted EXTRACTION_YIELD_MAX_MS, the answer still in flight', () =>
+    whileStreamOpen('300', async (t, userId) => {
       await t.drain();
       expect(await state(t, userId)).toEqual({ pending: 0, names: ['Anna'] });
       expect(await yields(t)).toBeGreaterThanOrEqual(1);
-    } finally {
-      stream?.abort();
-      await t.close();
-    }
-  });
+    }));
 });

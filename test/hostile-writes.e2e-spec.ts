@@ -13,7 +13,7 @@ describe('Races and edge values', () => {
     await t.close();
   });
 
-  // Each write takes the profile's lock before its rows' (lockProfileForWrite): without that, about one
+  // Each write takes the profile's lock before its rows' (inProfileWrite): without that, about one
   // trial in twelve on a server deadlocked with the deletion and answered 503, so 50 trials catch it.
   it('answers 404, never 500 or 503, to writes that race with the deletion of their profile', async () => {
     for (let trial = 0; trial < 50; trial++) {

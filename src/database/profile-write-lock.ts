@@ -10,7 +10,7 @@ import type { DataSource, EntityManager } from 'typeorm';
  * deadlocked with an erasure waiting for that trait, and one of them failed with 503. KEY SHARE does
  * not hold back other writers of the profile, nor updates of the profile row's own columns.
  */
-export async function lockProfileForWrite(manager: EntityManager, profileId: string): Promise<boolean> {
+async function lockProfileForWrite(manager: EntityManager, profileId: string): Promise<boolean> {
   const rows: unknown[] = await manager.query(`SELECT 1 FROM profiles WHERE id = $1 FOR KEY SHARE`, [
     profileId,
   ]);
