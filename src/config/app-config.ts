@@ -39,8 +39,12 @@ export interface AppConfig {
   /** Completed turns that may wait to be stored; beyond it, requests wait for room (backpressure). */
   turnQueueSize: number;
   llm: { baseUrl: string; apiKey: string | null; model: string };
-  /** cacheBytes: budget of the profiles' contexts held between requests (context/held-contexts.ts). */
-  context: { maxMemories: number; maxChars: number; cacheBytes: number };
+  /**
+   * cacheBytes: budget of the profiles' contexts held between requests (context/held-contexts.ts);
+   * heldTrustMs: how long a held small profile is used without asking the database while no change of
+   * it is notified (0: the database confirms it on every request).
+   */
+  context: { maxMemories: number; maxChars: number; cacheBytes: number; heldTrustMs: number };
   /** Weights of memory ranking (see memories/memory-ranking.ts). */
   ranking: RankingWeights;
   extractor: ExtractorMode;
@@ -202,6 +206,7 @@ function readConfig(env: Env): AppConfig {
       maxMemories: read.integer('CONTEXT_MAX_MEMORIES', 10, 0, 100),
       maxChars: read.integer('CONTEXT_MAX_CHARS', 4000, 200, 100_000),
       cacheBytes: read.integer('CONTEXT_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
+      heldTrustMs: read.integer('CONTEXT_HELD_TRUST_MS', 5_000, 0, 3_600_000),
     },
     ranking: {
       relevance: read.decimal('RANK_WEIGHT_RELEVANCE', DEFAULT_RANKING_WEIGHTS.relevance, 0, 100),

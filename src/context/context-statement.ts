@@ -108,7 +108,7 @@ export function contextStatement(
 }
 
 /** The question as the statements read it: cut at MAX_QUESTION_CHARS, without NUL characters. */
-function questionText(question: string): string {
+export function questionText(question: string): string {
   return question.slice(0, MAX_QUESTION_CHARS).replaceAll('\u0000', '');
 }
 

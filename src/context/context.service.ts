@@ -3,10 +3,12 @@ import { OnEvent } from '@nestjs/event-emitter';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { PreparedStatements } from '../database/prepared-statements';
+import { ChangeToken, ProfileChangeFeed } from '../database/profile-changes';
 import { QuestionVector, SemanticSearch } from '../embeddings/semantic-search';
 import { HeldMemoryCandidates } from '../memories/held-memory-candidates';
 import {
   CANDIDATES_PER_SOURCE,
+  namesIn,
   RetrievedMemory,
   toRetrievedMemory,
   WORD_SCAN_LIMIT,
@@ -23,9 +25,11 @@ import {
   heldProfileStatement,
   HeldProfileStatementRow,
   ProfileKey,
+  questionText,
 } from './context-statement';
 import { BuiltContext, buildContextText, ContextTrait } from './context-text';
 import { HeldContexts, StandingContext, WholeProfile } from './held-contexts';
+import { inCanonicalOrder, QuestionWords } from './question-words';
 
 /** Priority of traits that have no schema (custom traits written through the API). */
 const UNSCHEMED_TRAIT_PRIORITY = 0;
@@ -57,15 +61,20 @@ interface LoadedProfile {
  * fit the question. The profile, its traits and its memory candidates come in one round trip, since
  * this is on the path of every chat request. What does not depend on the question is kept between
  * requests and sent again only when it changed (HeldContexts): a small profile whole, its memories
- * then ranked here (HeldMemoryCandidates), a larger one its standing part. The context endpoint and
- * the MCP search tool build the same way, so what they show is what the proxy would send.
+ * then ranked here (HeldMemoryCandidates), a larger one its standing part. A small profile held
+ * whole is used without asking the database at all while the database notified no change of it
+ * (ProfileChangeFeed), for up to CONTEXT_HELD_TRUST_MS after the database last confirmed it, when the
+ * question's words are known here (QuestionWords). The context endpoint and the MCP search tool build
+ * the same way, so what they show is what the proxy would send.
  */
 @Injectable()
 export class ContextService {
   private readonly held: HeldContexts;
+  private readonly words = new QuestionWords();
 
   constructor(
     private readonly statements: PreparedStatements,
+    private readonly changes: ProfileChangeFeed,
     private readonly profiles: ProfilesService,
     private readonly semantic: SemanticSearch,
     private readonly schemas: TraitSchemaRegistry,
@@ -201,6 +210,8 @@ export class ContextService {
     const key = 'id' in profile ? `id:${profile.id}` : `user:${profile.externalId}`;
     const entry = this.held.get(key);
     if (vector === null && entry?.kind !== 'large') {
+      const known = entry?.kind === 'whole' ? this.withoutAsking(entry, question, perSource) : null;
+      if (known) return this.served(key, entry as WholeProfile, entry, known, true);
       const whole = await this.loadWhole(
         key,
         entry?.kind === 'whole' ? entry : undefined,
@@ -227,6 +238,21 @@ export class ContextService {
     return this.served(standingKey, standing, held, merged(row, standing));
   }
 
+  /**
+   * The question's candidates from a held small profile, without asking the database: null unless no
+   * change of the profile was notified since the database last confirmed the copy, that was less than
+   * CONTEXT_HELD_TRUST_MS ago, and the question's words are known here.
+   */
+  private withoutAsking(held: WholeProfile, question: string, perSource: number): RetrievedMemory[] | null {
+    if (held.confirmed === null || performance.now() - held.confirmedAt >= this.config.context.heldTrustMs) {
+      return null;
+    }
+    if (!this.changes.unchangedSince(held.profileId, held.confirmed)) return null;
+    const text = questionText(question);
+    const units = this.words.unitsOf(text, namesIn(text));
+    return units && held.memories.candidates(units, perSource);
+  }
+
   /** A small profile held whole (`held`, if this process holds it) and ranked here; 'large' when it is not small. */
   private async loadWhole(
     key: string,
@@ -235,6 +261,9 @@ export class ContextService {
     question: string,
     perSource: number,
   ): Promise<LoadedProfile | null | 'large'> {
+    // noted before the read: a change the read may not see is notified after it
+    const confirmed = this.changes.token();
+    const confirmedAt = performance.now();
     const [row] = await this.statements.query<HeldProfileStatementRow>(
       heldProfileStatement(profile, question, held?.fingerprint ?? ''),
     );
@@ -242,33 +271,48 @@ export class ContextService {
       this.held.delete(key);
       return null;
     }
-    const whole = row.fingerprint !== null && row.memories === null ? held : wholeOf(row);
+    const text = questionText(question);
+    this.words.learn(text, namesIn(text), row.units);
+    const whole =
+      row.fingerprint !== null && row.memories === null ? held : wholeOf(row, confirmed, confirmedAt);
     if (whole === null || whole === undefined) {
       this.held.set(key, { kind: 'large', profileId: row.id });
       return 'large';
     }
-    return this.served(key, whole, held, whole.memories.candidates(row.units, perSource));
+    if (whole === held) Object.assign(held, { confirmed, confirmedAt });
+    return this.served(key, whole, held, whole.memories.candidates(inCanonicalOrder(row.units), perSource));
   }
 
-  /** The profile as the context is built from what served: the held copy (counted so), or a new one kept. */
+  /**
+   * The profile as the context is built from what served: the held copy (counted so, and as `trusted`
+   * when the database was not asked), or a new one kept.
+   */
   private served(
     key: string,
     used: WholeProfile | StandingContext,
     held: WholeProfile | StandingContext | undefined,
     memories: RetrievedMemory[],
+    trusted = false,
   ): LoadedProfile {
-    this.metrics.observeStandingContext(used === held);
+    this.metrics.observeStandingContext(trusted ? 'trusted' : used === held ? 'held' : 'sent');
     if (used !== held) this.held.set(key, used);
     return { id: used.profileId, summary: used.summary, traits: used.traits, memories };
   }
 }
 
-/** The profile held whole from this row; null when it is too large (or its times cannot be held). */
-function wholeOf(row: HeldProfileStatementRow): WholeProfile | null {
+/**
+ * The profile held whole from this row, read after `confirmed` and `confirmedAt`; null when it is too
+ * large (or its times cannot be held).
+ */
+function wholeOf(
+  row: HeldProfileStatementRow,
+  confirmed: ChangeToken | null,
+  confirmedAt: number,
+): WholeProfile | null {
   if (row.fingerprint === null || row.memories === null) return null;
   const memories = HeldMemoryCandidates.from(row.memories);
   if (memories === null) return null;
-  return { kind: 'whole', ...heldParts(row, row.fingerprint), memories };
+  return { kind: 'whole', ...heldParts(row, row.fingerprint), memories, confirmed, confirmedAt };
 }
 
 function standingOf(row: ContextStatementRow): StandingContext {

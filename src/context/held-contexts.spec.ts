@@ -24,6 +24,8 @@ function whole(profileId: string, contentLength: number): HeldContext {
     summary: '',
     traits: [],
     memories: HeldMemoryCandidates.from([memoryRow(`m-${profileId}`, 'x'.repeat(contentLength))])!,
+    confirmed: null,
+    confirmedAt: 0,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ChangeToken } from '../database/profile-changes';
 import type { HeldMemoryCandidates } from '../memories/held-memory-candidates';
 import type { RetrievedMemory } from '../memories/memory-candidates';
 
@@ -10,10 +11,18 @@ interface HeldProfileParts {
   traits: Array<{ key: string; value: unknown }>;
 }
 
-/** A small profile held whole: its memories are ranked in the process (HeldMemoryCandidates). */
+/**
+ * A small profile held whole: its memories are ranked in the process (HeldMemoryCandidates). While no
+ * change of the profile was notified since `confirmed` (ProfileChangeFeed), and for at most
+ * CONTEXT_HELD_TRUST_MS after `confirmedAt`, it is used without asking the database.
+ */
 export interface WholeProfile extends HeldProfileParts {
   kind: 'whole';
   memories: HeldMemoryCandidates;
+  /** The feed's moment before the read that last matched this copy; null when the feed was not live. */
+  confirmed: ChangeToken | null;
+  /** When that read began (performance.now()). */
+  confirmedAt: number;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Client } from 'pg';
 import { DataSourceOptions } from 'typeorm';
 import { MemoryEmbeddingEntity } from '../embeddings/memory-embedding.entity';
 import { MemoryEntity } from '../memories/memory.entity';
@@ -13,6 +14,7 @@ import { MemoryExactWords1764200000000 } from './migrations/1764200000000-memory
 import { MemoryRevision1764400000000 } from './migrations/1764400000000-memory-revision';
 import { ClaimedMessagesIndex1764500000000 } from './migrations/1764500000000-claimed-messages-index';
 import { WorkLeases1764310000000 } from './migrations/1764310000000-work-leases';
+import { ProfileChangeNotifications1764600000000 } from './migrations/1764600000000-profile-change-notifications';
 import { EmbeddedDatabase } from './embedded-database';
 import { embeddedPgOptions } from './embedded-pg-connection';
 
@@ -30,17 +32,21 @@ export const MIGRATIONS = [
   WorkLeases1764310000000,
   MemoryRevision1764400000000,
   ClaimedMessagesIndex1764500000000,
+  ProfileChangeNotifications1764600000000,
 ];
 
 /**
  * The one set of TypeORM options, used by the app and by the CLI (ormconfig.ts). Both targets use the
  * `postgres` driver and `pg`: a server through DATABASE_URL, or the embedded PGlite through its pg shim
- * with a pool of one (PGlite is a single session).
+ * with a pool of one (PGlite is a single session). `client` is the pools' pg client class (the app's
+ * listens for profile changes: ProfileChangeFeed).
  */
 export function buildDataSourceOptions(
   target: { databaseUrl: string; poolSize: number } | { embedded: EmbeddedDatabase },
   acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS,
+  client?: typeof Client,
 ): DataSourceOptions {
+  const clientClass = client ? { Client: client } : {};
   const base = {
     type: 'postgres' as const,
     entities: ENTITIES,
@@ -59,11 +65,12 @@ export function buildDataSourceOptions(
       applicationName: 'profile-memory-service',
       // pg's wait for a pooled connection (or a new one): a starved pool fails fast, never hangs
       connectTimeoutMS: acquireTimeoutMs,
+      extra: clientClass,
     };
   }
   return {
     ...base,
-    extra: { ...embeddedPgOptions(target.embedded.pglite), max: 1, idleTimeoutMillis: 0 },
+    extra: { ...embeddedPgOptions(target.embedded.pglite), max: 1, idleTimeoutMillis: 0, ...clientClass },
     connectTimeoutMS: acquireTimeoutMs,
   };
 }

@@ -6,10 +6,14 @@ import { buildDataSourceOptions } from './data-source-options';
 import { EmbeddedDatabase } from './embedded-database';
 import { MigrationError } from './migrate';
 import { DatabaseOptions, openMigratedDataSource } from './open-data-source';
+import { ProfileChangeFeed } from './profile-changes';
 
 export const EMBEDDED_DATABASE = Symbol('EMBEDDED_DATABASE');
 
-/** Opens the embedded database when no DATABASE_URL is set; closes it after the data source. */
+/**
+ * Opens the embedded database when no DATABASE_URL is set (closing it after the data source), and
+ * holds the feed of profile changes that the pools' connections listen for.
+ */
 @Global()
 @Module({
   providers: [
@@ -19,8 +23,9 @@ export const EMBEDDED_DATABASE = Symbol('EMBEDDED_DATABASE');
       useFactory: (config: AppConfig): Promise<EmbeddedDatabase> | null =>
         config.databaseUrl === null ? EmbeddedDatabase.open(config.dataDir) : null,
     },
+    ProfileChangeFeed,
   ],
-  exports: [EMBEDDED_DATABASE],
+  exports: [EMBEDDED_DATABASE, ProfileChangeFeed],
 })
 export class EmbeddedDatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(EMBEDDED_DATABASE) private readonly embedded: EmbeddedDatabase | null) {}
@@ -34,11 +39,16 @@ export class EmbeddedDatabaseModule implements OnApplicationShutdown {
   imports: [
     EmbeddedDatabaseModule,
     TypeOrmModule.forRootAsync({
-      inject: [APP_CONFIG, EMBEDDED_DATABASE],
-      useFactory: (config: AppConfig, embedded: EmbeddedDatabase | null): DatabaseOptions => ({
+      inject: [APP_CONFIG, EMBEDDED_DATABASE, ProfileChangeFeed],
+      useFactory: (
+        config: AppConfig,
+        embedded: EmbeddedDatabase | null,
+        changes: ProfileChangeFeed,
+      ): DatabaseOptions => ({
         ...buildDataSourceOptions(
           embedded ? { embedded } : { databaseUrl: config.databaseUrl!, poolSize: config.databasePoolSize },
           config.databaseAcquireTimeoutMs,
+          changes.Client,
         ),
         migrationLockTimeoutMs: config.migrationLockTimeoutMs,
         // Fail a boot against an unreachable server in seconds, not the default half minute; a failed

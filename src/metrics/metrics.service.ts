@@ -55,7 +55,7 @@ export class MetricsService {
   });
   private readonly standingContexts = new Counter({
     name: `${METRIC_PREFIX}context_standing_total`,
-    help: 'Contexts built, by whether their held part (a small profile whole, else summary, traits and standing memories) was held or sent again',
+    help: 'Contexts built, by whether their held part (a small profile whole, else summary, traits and standing memories) was held and confirmed by the database, held and trusted without asking it (no change notified), or sent again',
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
@@ -99,8 +99,12 @@ export class MetricsService {
     this.injectedContext.observe({ kind: 'memories' }, memories);
   }
 
-  observeStandingContext(held: boolean): void {
-    this.standingContexts.inc({ result: held ? 'held' : 'sent' });
+  /**
+   * `held`: the database confirmed the held copy; `trusted`: used without asking the database (no
+   * change notified since it last confirmed it); `sent`: the database sent it again.
+   */
+  observeStandingContext(result: 'held' | 'trusted' | 'sent'): void {
+    this.standingContexts.inc({ result });
   }
 
   /** For `UpstreamClientOptions.observer`: `client` names which upstream client (proxy, extraction). */

@@ -1,0 +1,161 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Client, ClientConfig, Notification } from 'pg';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { PROFILE_CHANGES_CHANNEL } from './profile-changes-channel';
+
+/** A moment in the feed: what a reader noted before it read, to ask later whether a profile changed since. */
+export interface ChangeToken {
+  /** Bumped whenever the feed stops or starts hearing every change: a token of an older epoch never holds. */
+  epoch: number;
+  /** How many changes had been heard. */
+  sequence: number;
+}
+
+/** Profiles whose last change is remembered; past this the record starts again (older tokens then fail). */
+const REMEMBERED_PROFILES = 100_000;
+/** The dedicated listener's liveness query comes this often and must answer within it. */
+const HEARTBEAT_MS = 5_000;
+const RECONNECT_MS = 1_000;
+/** The dedicated listener's connection, as PostgreSQL's pg_stat_activity names it. */
+export const CHANGE_LISTENER_APPLICATION_NAME = 'profile-memory-service-changes';
+
+/**
+ * Which profiles changed since a moment, as the database tells it: triggers send a profile's id on
+ * PROFILE_CHANGES_CHANNEL when a change of its row, traits or memories commits (migration
+ * 1764600000000), whichever replica or statement made it.
+ *
+ * Every pooled connection of this process listens (`Client`), and PostgreSQL hands a session its own
+ * notifications before the COMMIT's answer: a write made by this process is known here before its
+ * transaction returns, so this process's next read sees it. On a server a dedicated connection also
+ * listens all the time, for the other replicas' writes while the pools are idle; while it is not
+ * connected (or misses its heartbeat) the feed is not live and no token holds, since changes may go
+ * unheard. The embedded database is one session in this process, so every change passes through it.
+ */
+@Injectable()
+export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('ProfileChangeFeed');
+  /** The pg client class for this process's pools: it listens from its connection on. */
+  readonly Client: typeof Client;
+  private live: boolean;
+  private epoch = 0;
+  private sequence = 0;
+  private readonly changedAt = new Map<string, number>();
+  /** Changes up to this sequence are no longer in `changedAt`. */
+  private forgottenThrough = 0;
+  private listener: Client | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.live = config.databaseUrl === null;
+    this.Client = listeningClientClass((message) => this.onNotification(message));
+  }
+
+  /** Now, for `unchangedSince`; null when the feed is not live (nothing read now may be trusted later). */
+  token(): ChangeToken | null {
+    return this.live ? { epoch: this.epoch, sequence: this.sequence } : null;
+  }
+
+  /** Whether the feed has heard every change since `token`, and none of them was this profile's. */
+  unchangedSince(profileId: string, token: ChangeToken): boolean {
+    if (!this.live || token.epoch !== this.epoch) return false;
+    if (token.sequence === this.sequence) return true;
+    const changed = this.changedAt.get(profileId);
+    return changed === undefined ? this.forgottenThrough <= token.sequence : changed <= token.sequence;
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.databaseUrl !== null) this.connectListener();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.setLive(false);
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  private onNotification(message: Notification): void {
+    if (message.channel !== PROFILE_CHANGES_CHANNEL || !message.payload) return;
+    this.sequence++;
+    if (this.changedAt.size >= REMEMBERED_PROFILES) {
+      this.changedAt.clear();
+      this.forgottenThrough = this.sequence - 1;
+    }
+    this.changedAt.delete(message.payload);
+    this.changedAt.set(message.payload, this.sequence);
+  }
+
+  private setLive(live: boolean): void {
+    if (this.live === live) return;
+    this.live = live;
+    this.epoch++;
+  }
+
+  /** Connects the dedicated listener; on any failure the feed is not live until a new one listens. */
+  private connectListener(): void {
+    if (this.stopped) return;
+    const listener = new this.Client({
+      connectionString: this.config.databaseUrl!,
+      application_name: CHANGE_LISTENER_APPLICATION_NAME,
+      connectionTimeoutMillis: HEARTBEAT_MS,
+      query_timeout: HEARTBEAT_MS,
+      keepAlive: true,
+    } satisfies ClientConfig);
+    this.listener = listener;
+    let failed = false;
+    const fail = (error: Error) => {
+      if (failed) return;
+      failed = true;
+      this.setLive(false);
+      if (this.timer) clearTimeout(this.timer);
+      listener.end().catch(() => undefined);
+      if (this.stopped) return;
+      this.logger.warn(
+        `change listener lost (${error.message}); held contexts are confirmed until it is back`,
+      );
+      this.timer = setTimeout(() => this.connectListener(), RECONNECT_MS).unref();
+    };
+    listener.on('error', fail);
+    listener.on('end', () => fail(new Error('connection ended')));
+    const heartbeat = () => {
+      if (failed) return;
+      this.timer = setTimeout(() => {
+        listener.query('SELECT 1').then(heartbeat, fail);
+      }, HEARTBEAT_MS).unref();
+    };
+    listener.connect().then(() => {
+      if (failed || this.stopped) return;
+      this.setLive(true);
+      heartbeat();
+    }, fail);
+  }
+}
+
+/**
+ * A pg client class that listens on PROFILE_CHANGES_CHANNEL once connected, and hands every
+ * notification to `onNotification`. Passed to pg pools as their `Client`.
+ */
+function listeningClientClass(onNotification: (message: Notification) => void): typeof Client {
+  return class ListeningClient extends Client {
+    constructor(config?: string | ClientConfig) {
+      super(config);
+      this.on('notification', onNotification);
+    }
+
+    override connect(): Promise<Client>;
+    override connect(callback: (error: Error | null, client?: Client) => void): void;
+    override connect(callback?: (error: Error | null, client?: Client) => void): Promise<Client> | void {
+      const listening = super
+        .connect()
+        .then(() => this.query(`LISTEN ${PROFILE_CHANGES_CHANNEL}`))
+        .then(() => this as Client);
+      if (!callback) return listening;
+      listening.then(
+        (client) => callback(null, client),
+        (error: Error) => callback(error),
+      );
+    }
+  } as typeof Client;
+}
