@@ -157,5 +157,5 @@ function listeningClientClass(onNotification: (message: Notification) => void): 
         (error: Error) => callback(error),
       );
     }
-  } as typeof Client;
+  };
 }

@@ -1,0 +1,180 @@
+import { Client } from 'pg';
+import { CHANGE_LISTENER_APPLICATION_NAME, ProfileChangeFeed } from '../src/database/profile-changes';
+import { makeMemory, makeProfile } from './support/factories';
+import { parsePrometheusText, valueOf } from './support/prometheus-text';
+import { startTestApp, TestApp } from './support/test-app';
+
+const onServer = process.env.DATABASE_URL !== undefined;
+const describeOnServer = onServer ? describe : describe.skip;
+const QUESTION = 'What should I cook tonight?';
+
+async function standing(t: TestApp): Promise<Record<'held' | 'trusted' | 'sent', number>> {
+  const exposition = parsePrometheusText((await t.api().get('/metrics').expect(200)).text);
+  const count = (result: string) => valueOf(exposition, 'pms_context_standing_total', { result });
+  return { held: count('held'), trusted: count('trusted'), sent: count('sent') };
+}
+
+async function contextText(t: TestApp, profileId: string): Promise<string> {
+  const res = await t
+    .api()
+    .post(`/api/profiles/${profileId}/context`)
+    .send({ question: QUESTION })
+    .expect(200);
+  return res.body.text as string;
+}
+
+/** A small profile with a trait and memories about cooking. */
+async function cookingProfile(t: TestApp): Promise<string> {
+  const profileId = (await makeProfile(t)).id;
+  await t.admin().put(`/api/profiles/${profileId}/traits/diet`).send({ value: 'vegetarian' }).expect(200);
+  for (const content of ['Likes to cook Thai curry', 'Cooks pasta on Fridays', 'Owns a wok']) {
+    await makeMemory(t, profileId, { content });
+  }
+  return profileId;
+}
+
+/**
+ * A held small profile is used without asking the database while the database notified no change
+ * of it (ProfileChangeFeed), and never once a change is notified: this process's own writes are
+ * known before they return, whatever wrote them.
+ */
+describe('Held contexts and the profile change feed', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('builds the context without the database once it was confirmed, with the same text', async () => {
+    const profileId = await cookingProfile(t);
+    const first = await contextText(t, profileId);
+    const before = await standing(t);
+    expect(await contextText(t, profileId)).toBe(first);
+    expect(await contextText(t, profileId)).toBe(first);
+    const after = await standing(t);
+    expect(after.trusted - before.trusted).toBe(2);
+    expect(after.held + after.sent).toBe(before.held + before.sent);
+  });
+
+  it("sees each of this process's writes in the very next context, through the API or a statement", async () => {
+    const profileId = await cookingProfile(t);
+    for (let i = 0; i < 15; i++) {
+      await t
+        .admin()
+        .put(`/api/profiles/${profileId}/traits/diet`)
+        .send({ value: `diet-${i}` })
+        .expect(200);
+      expect(await contextText(t, profileId)).toContain(`diet-${i}`);
+      await contextText(t, profileId); // held again
+      // known when the statement returns, not a moment later
+      const feed = t.app.get(ProfileChangeFeed);
+      const token = feed.token()!;
+      expect(feed.unchangedSince(profileId, token)).toBe(true);
+      await t.dataSource.query(
+        `UPDATE traits SET value = to_jsonb($2::text) WHERE profile_id = $1 AND key = 'diet'`,
+        [profileId, `by-hand-${i}`],
+      );
+      expect(feed.unchangedSince(profileId, token)).toBe(false);
+      expect(await contextText(t, profileId)).toContain(`by-hand-${i}`);
+      await contextText(t, profileId);
+      const memory = await makeMemory(t, profileId, { content: `Cooked dish number ${i} tonight` });
+      expect(await contextText(t, profileId)).toContain(memory.content);
+    }
+  });
+
+  it('asks the database every time with CONTEXT_HELD_TRUST_MS=0', async () => {
+    const strict = await startTestApp({ CONTEXT_HELD_TRUST_MS: '0', DATABASE_URL: process.env.DATABASE_URL });
+    try {
+      const profileId = await cookingProfile(strict);
+      for (let i = 0; i < 3; i++) await contextText(strict, profileId);
+      const counted = await standing(strict);
+      expect(counted.trusted).toBe(0);
+      expect(counted.held).toBe(2);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+/** Replicas on one server hear each other's changes; a replica that cannot hear them asks the database. */
+describeOnServer('Held contexts across replicas (skipped without DATABASE_URL)', () => {
+  let writer: TestApp;
+  let reader: TestApp;
+  let outside: Client;
+
+  beforeAll(async () => {
+    const env = { DATABASE_URL: process.env.DATABASE_URL };
+    writer = await startTestApp(env);
+    reader = await startTestApp(env);
+    outside = new Client({ connectionString: process.env.DATABASE_URL });
+    await outside.connect();
+  });
+
+  afterAll(async () => {
+    await outside.end();
+    await reader.close();
+    await writer.close();
+  });
+
+  async function eventually(check: () => Promise<boolean>): Promise<number> {
+    const started = Date.now();
+    while (!(await check())) {
+      if (Date.now() - started > 3_000) throw new Error('not seen within 3 s');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return Date.now() - started;
+  }
+
+  it('drops a held context when another replica, or a statement from outside, changes the profile', async () => {
+    const profileId = await cookingProfile(writer);
+    await contextText(reader, profileId);
+    const before = await standing(reader);
+    await contextText(reader, profileId);
+    expect((await standing(reader)).trusted).toBe(before.trusted + 1);
+
+    await writer
+      .admin()
+      .put(`/api/profiles/${profileId}/traits/diet`)
+      .send({ value: 'pescatarian' })
+      .expect(200);
+    await eventually(async () => (await contextText(reader, profileId)).includes('pescatarian'));
+
+    await contextText(reader, profileId);
+    await outside.query(`UPDATE traits SET value = '"vegan"' WHERE profile_id = $1 AND key = 'diet'`, [
+      profileId,
+    ]);
+    await eventually(async () => (await contextText(reader, profileId)).includes('vegan'));
+  });
+
+  it('confirms every held context with the database while its change listener is down, and trusts again once it is back', async () => {
+    const profileId = await cookingProfile(writer);
+    await contextText(reader, profileId);
+    // every replica's listener is cut; each reconnects within about a second
+    const { rows } = await outside.query<{ n: number }>(
+      `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+       WHERE application_name = $1 AND datname = current_database()`,
+      [CHANGE_LISTENER_APPLICATION_NAME],
+    );
+    expect(rows[0].n).toBe(2);
+    // the replica notices at once: its contexts are confirmed, none is trusted
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const before = await standing(reader);
+    await outside.query(`UPDATE traits SET value = '"raw food"' WHERE profile_id = $1 AND key = 'diet'`, [
+      profileId,
+    ]);
+    expect(await contextText(reader, profileId)).toContain('raw food');
+    await contextText(reader, profileId);
+    const during = await standing(reader);
+    expect(during.trusted).toBe(before.trusted);
+    expect(during.held + during.sent).toBe(before.held + before.sent + 2);
+    // back within seconds: confirmed once, then trusted
+    await eventually(async () => {
+      await contextText(reader, profileId);
+      return (await standing(reader)).trusted > during.trusted;
+    });
+  });
+});
