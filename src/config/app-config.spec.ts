@@ -153,6 +153,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATABASE_CONTEXT_POOL_SIZE: '201' })).toThrow(/DATABASE_CONTEXT_POOL_SIZE/);
   });
 
+  it('reads how long a held context is trusted, 5 s by default, 0 for never', () => {
+    expect(loadConfig({}).context.heldTrustMs).toBe(5_000);
+    expect(loadConfig({ CONTEXT_HELD_TRUST_MS: '0' }).context.heldTrustMs).toBe(0);
+    expect(() => loadConfig({ CONTEXT_HELD_TRUST_MS: '-1' })).toThrow(/CONTEXT_HELD_TRUST_MS/);
+    expect(() => loadConfig({ CONTEXT_HELD_TRUST_MS: 'soon' })).toThrow(/CONTEXT_HELD_TRUST_MS/);
+  });
+
   it('refuses extraction workers as many as the server pool has connections, naming both variables', () => {
     const server = { DATABASE_URL: 'postgres://db/pms' };
     expect(() => loadConfig({ ...server, DATABASE_POOL_SIZE: '2', EXTRACTION_CONCURRENCY: '2' })).toThrow(
