@@ -8,12 +8,13 @@ import { ServiceProcess } from './service-process';
 
 /**
  * `node dist/bench/profile-chat.js`: the service under chat load with --cpu-prof, and where its time
- * went, by function and by package (self time). DATABASE_URL picks the server, else the embedded
+ * went during the load (not its start and the seeding), by function and by package (self time). DATABASE_URL picks the server, else the embedded
  * database; PROFILE_REQUESTS (default 6000) the load.
  */
 async function main(): Promise<void> {
   const upstream = await startBenchUpstream();
   const dir = mkdtempSync(join(tmpdir(), 'pms-prof-'));
+  const spawnedAt = Date.now();
   const service = await ServiceProcess.start(
     {
       UPSTREAM_BASE_URL: upstream.url,
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
       })
     : null;
   if (strace) await new Promise((resolve) => setTimeout(resolve, 1000));
+  const loadAt = Date.now();
   const result = await runLoad(service.url, 'chat', {
     requests: Number(process.env.PROFILE_REQUESTS ?? '6000'),
     concurrency: 32,
@@ -66,7 +68,7 @@ async function main(): Promise<void> {
   await service.stop();
   await upstream.close();
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))!;
-  summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile);
+  summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, (loadAt - spawnedAt) * 1000);
 }
 
 interface CpuProfile {
@@ -79,10 +81,16 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-function summarise(profile: CpuProfile): void {
+/** Where the time went from `fromUs` after the process started (the load, not the start and seeding). */
+function summarise(profile: CpuProfile, fromUs: number): void {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  let at = 0;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (at >= fromUs) self.set(id, (self.get(id) ?? 0) + delta);
+  });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const byFunction = new Map<string, number>();
   const byPackage = new Map<string, number>();

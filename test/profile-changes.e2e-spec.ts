@@ -86,6 +86,20 @@ describe('Held contexts and the profile change feed', () => {
     }
   });
 
+  it('hears which profiles a statement changed, and one notice for all when it changed many', async () => {
+    const feed = t.app.get(ProfileChangeFeed);
+    const [changed, untouched] = [await cookingProfile(t), await cookingProfile(t)];
+    let token = feed.token()!;
+    await t.dataSource.query(`UPDATE memories SET importance = 0.9 WHERE profile_id = $1`, [changed]);
+    expect(feed.unchangedSince(changed, token)).toBe(false);
+    expect(feed.unchangedSince(untouched, token)).toBe(true);
+    token = feed.token()!;
+    await t.dataSource.query(
+      `INSERT INTO profiles (external_id) SELECT 'bulk-' || g FROM generate_series(1, 1001) AS g`,
+    );
+    expect(feed.unchangedSince(untouched, token)).toBe(false);
+  });
+
   it('asks the database every time with CONTEXT_HELD_TRUST_MS=0', async () => {
     const strict = await startTestApp({ CONTEXT_HELD_TRUST_MS: '0', DATABASE_URL: process.env.DATABASE_URL });
     try {

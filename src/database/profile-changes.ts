@@ -2,11 +2,14 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { Client, ClientConfig, Notification } from 'pg';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { PROFILE_CHANGES_CHANNEL } from './profile-changes-channel';
+import { EVERY_PROFILE, PROFILE_CHANGES_CHANNEL } from './profile-changes-channel';
 
 /** A moment in the feed: what a reader noted before it read, to ask later whether a profile changed since. */
 export interface ChangeToken {
-  /** Bumped whenever the feed stops or starts hearing every change: a token of an older epoch never holds. */
+  /**
+   * Bumped whenever the feed stops or starts hearing every change, and when every profile changed: a
+   * token of an older epoch never holds.
+   */
   epoch: number;
   /** How many changes had been heard. */
   sequence: number;
@@ -78,6 +81,10 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
 
   private onNotification(message: Notification): void {
     if (message.channel !== PROFILE_CHANGES_CHANNEL || !message.payload) return;
+    if (message.payload === EVERY_PROFILE) {
+      this.epoch++;
+      return;
+    }
     this.sequence++;
     if (this.changedAt.size >= REMEMBERED_PROFILES) {
       this.changedAt.clear();
