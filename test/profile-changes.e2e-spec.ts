@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { ContextService } from '../src/context/context.service';
 import { CHANGE_LISTENER_APPLICATION_NAME, ProfileChangeFeed } from '../src/database/profile-changes';
 import { makeMemory, makeProfile } from './support/factories';
 import { parsePrometheusText, valueOf } from './support/prometheus-text';
@@ -58,6 +59,18 @@ describe('Held contexts and the profile change feed', () => {
     const after = await standing(t);
     expect(after.trusted - before.trusted).toBe(2);
     expect(after.held + after.sent).toBe(before.held + before.sent);
+  });
+
+  it('shows the extractor the memories as the database has them, never a held copy unasked', async () => {
+    const profileId = await cookingProfile(t);
+    await contextText(t, profileId);
+    await contextText(t, profileId);
+    const before = await standing(t);
+    const related = await t.app.get(ContextService).relatedMemories(profileId, QUESTION, 5);
+    expect(related.map((memory) => memory.content)).toContain('Likes to cook Thai curry');
+    const after = await standing(t);
+    expect(after.trusted).toBe(before.trusted);
+    expect(after.held).toBe(before.held + 1);
   });
 
   it("sees each of this process's writes in the very next context, through the API or a statement", async () => {

@@ -144,7 +144,8 @@ export class ContextService {
 
   /**
    * The profile's current memories most related to a text, ranked as the proxy ranks them: what the
-   * LLM extractor is shown so that it can supersede or reinforce them.
+   * LLM extractor is shown so that it can supersede or reinforce them. Always as the database has them
+   * (a held copy is confirmed), since another replica may have just applied the profile's last batch.
    */
   async relatedMemories(profileId: string, text: string, limit: number): Promise<ScoredMemory[]> {
     const vector = await this.semantic.embedQuestion(text);
@@ -153,6 +154,7 @@ export class ContextService {
       text,
       Math.max(CANDIDATES_PER_SOURCE, limit),
       vector,
+      false,
     );
     return row ? this.rank(row, limit) : [];
   }
@@ -199,18 +201,21 @@ export class ContextService {
    * The profile, its traits and its memory candidates, in one prepared statement: with words only, a
    * profile below the word-scan limit is held whole and ranked here, the database confirming what is
    * held and splitting the question into words; a larger profile, or a question with a vector, gets
-   * its candidates from the database, the standing part from the cache when it is unchanged.
+   * its candidates from the database, the standing part from the cache when it is unchanged. Unless
+   * `trustHeld` is false, a small profile held and unchanged is used without the statement.
    */
   private async loadProfile(
     profile: ProfileKey,
     question: string,
     perSource: number,
     vector: QuestionVector | null,
+    trustHeld = true,
   ): Promise<LoadedProfile | null> {
     const key = 'id' in profile ? `id:${profile.id}` : `user:${profile.externalId}`;
     const entry = this.held.get(key);
     if (vector === null && entry?.kind !== 'large') {
-      const known = entry?.kind === 'whole' ? this.withoutAsking(entry, question, perSource) : null;
+      const known =
+        trustHeld && entry?.kind === 'whole' ? this.withoutAsking(entry, question, perSource) : null;
       if (known) return this.served(key, entry as WholeProfile, entry, known, true);
       const whole = await this.loadWhole(
         key,
