@@ -15,6 +15,10 @@ async function standing(t: TestApp): Promise<Record<'held' | 'trusted' | 'sent',
   return { held: count('held'), trusted: count('trusted'), sent: count('sent') };
 }
 
+async function gauge(t: TestApp, name: string): Promise<number> {
+  return valueOf(parsePrometheusText((await t.api().get('/metrics').expect(200)).text), name);
+}
+
 async function contextText(t: TestApp, profileId: string): Promise<string> {
   const res = await t
     .api()
@@ -22,6 +26,15 @@ async function contextText(t: TestApp, profileId: string): Promise<string> {
     .send({ question: QUESTION })
     .expect(200);
   return res.body.text as string;
+}
+
+async function eventually(check: () => Promise<boolean>): Promise<number> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > 3_000) throw new Error('not seen within 3 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return Date.now() - started;
 }
 
 /** A small profile with a trait and memories about cooking. */
@@ -51,6 +64,7 @@ describe('Held contexts and the profile change feed', () => {
   });
 
   it('builds the context without the database once it was confirmed, with the same text', async () => {
+    await eventually(async () => (await gauge(t, 'pms_profile_changes_live')) === 1);
     const profileId = await cookingProfile(t);
     const first = await contextText(t, profileId);
     const before = await standing(t);
@@ -147,15 +161,6 @@ describeOnServer('Held contexts across replicas (skipped without DATABASE_URL)',
     await writer.close();
   });
 
-  async function eventually(check: () => Promise<boolean>): Promise<number> {
-    const started = Date.now();
-    while (!(await check())) {
-      if (Date.now() - started > 3_000) throw new Error('not seen within 3 s');
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    return Date.now() - started;
-  }
-
   it('drops a held context when another replica, or a statement from outside, changes the profile', async () => {
     const profileId = await cookingProfile(writer);
     await contextText(reader, profileId);
@@ -188,7 +193,7 @@ describeOnServer('Held contexts across replicas (skipped without DATABASE_URL)',
     );
     expect(rows[0].n).toBe(2);
     // the replica notices at once: its contexts are confirmed, none is trusted
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(async () => (await gauge(reader, 'pms_profile_changes_live')) === 0);
     const before = await standing(reader);
     await outside.query(`UPDATE traits SET value = '"raw food"' WHERE profile_id = $1 AND key = 'diet'`, [
       profileId,
@@ -199,6 +204,8 @@ describeOnServer('Held contexts across replicas (skipped without DATABASE_URL)',
     expect(during.trusted).toBe(before.trusted);
     expect(during.held + during.sent).toBe(before.held + before.sent + 2);
     // back within seconds: confirmed once, then trusted
+    await eventually(async () => (await gauge(reader, 'pms_profile_changes_live')) === 1);
+    expect(await gauge(reader, 'pms_notify_queue_usage')).toBeGreaterThanOrEqual(0);
     await eventually(async () => {
       await contextText(reader, profileId);
       return (await standing(reader)).trusted > during.trusted;

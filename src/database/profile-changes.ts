@@ -47,6 +47,7 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
   /** Changes up to this sequence are no longer in `changedAt`. */
   private forgottenThrough = 0;
   private listener: Client | null = null;
+  private queueUsage: number | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -66,6 +67,20 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
     if (token.sequence === this.sequence) return true;
     const changed = this.changedAt.get(profileId);
     return changed === undefined ? this.forgottenThrough <= token.sequence : changed <= token.sequence;
+  }
+
+  /** Whether this process hears every profile change now. */
+  get isLive(): boolean {
+    return this.live;
+  }
+
+  /**
+   * The share of PostgreSQL's notification queue in use, as the listener's last heartbeat read it (null
+   * on the embedded database, or before the first heartbeat). A listening session that stops reading
+   * (a hung replica) holds the queue back, and when it is full every write that notifies fails.
+   */
+  get notifyQueueUsage(): number | null {
+    return this.queueUsage;
   }
 
   onApplicationBootstrap(): void {
@@ -126,16 +141,17 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
     };
     listener.on('error', fail);
     listener.on('end', () => fail(new Error('connection ended')));
-    const heartbeat = () => {
-      if (failed) return;
-      this.timer = setTimeout(() => {
-        listener.query('SELECT 1').then(heartbeat, fail);
-      }, HEARTBEAT_MS).unref();
-    };
+    const heartbeat = () =>
+      listener
+        .query<{ usage: number }>('SELECT pg_notification_queue_usage() AS usage')
+        .then(({ rows }) => {
+          this.queueUsage = rows[0].usage;
+          if (failed) return;
+          this.setLive(true);
+          this.timer = setTimeout(heartbeat, HEARTBEAT_MS).unref();
+        }, fail);
     listener.connect().then(() => {
-      if (failed || this.stopped) return;
-      this.setLive(true);
-      heartbeat();
+      if (!failed && !this.stopped) void heartbeat();
     }, fail);
   }
 }

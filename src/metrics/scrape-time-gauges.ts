@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { BackgroundWork } from '../common/background-work';
+import { ProfileChangeFeed } from '../database/profile-changes';
 import { TurnRecorder } from '../messages/turn-recorder';
 import { METRIC_PREFIX, MetricsService } from './metrics.service';
 
@@ -31,6 +32,7 @@ export class ScrapeTimeGauges {
     @InjectDataSource() private readonly dataSource: DataSource,
     background: BackgroundWork,
     turns: TurnRecorder,
+    changes: ProfileChangeFeed,
   ) {
     const registers = [metrics.registry];
     new Gauge({
@@ -61,6 +63,23 @@ export class ScrapeTimeGauges {
       collect: function () {
         const max = poolOf(dataSource)?.options?.max;
         if (typeof max === 'number') this.set(max);
+      },
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}profile_changes_live`,
+      help: 'Whether this process hears every profile change (1), so that it may use held contexts without asking the database; 0 while its change listener is down',
+      registers,
+      collect: function () {
+        this.set(changes.isLive ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}notify_queue_usage`,
+      help: "Share of PostgreSQL's notification queue in use (a listening session that stops reading holds it back; full, it fails every write)",
+      registers,
+      collect: function () {
+        const usage = changes.notifyQueueUsage;
+        if (usage !== null) this.set(usage);
       },
     });
     new Gauge({
