@@ -141,7 +141,7 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
     };
     listener.on('error', fail);
     listener.on('end', () => fail(new Error('connection ended')));
-    const heartbeat = () =>
+    const heartbeat = (): void => {
       listener
         .query<{ usage: number }>('SELECT pg_notification_queue_usage() AS usage')
         .then(({ rows }) => {
@@ -150,8 +150,9 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
           this.setLive(true);
           this.timer = setTimeout(heartbeat, HEARTBEAT_MS).unref();
         }, fail);
+    };
     listener.connect().then(() => {
-      if (!failed && !this.stopped) void heartbeat();
+      if (!failed && !this.stopped) heartbeat();
     }, fail);
   }
 }
