@@ -142,14 +142,12 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
     listener.on('error', fail);
     listener.on('end', () => fail(new Error('connection ended')));
     const heartbeat = (): void => {
-      listener
-        .query<{ usage: number }>('SELECT pg_notification_queue_usage() AS usage')
-        .then(({ rows }) => {
-          this.queueUsage = rows[0].usage;
-          if (failed) return;
-          this.setLive(true);
-          this.timer = setTimeout(heartbeat, HEARTBEAT_MS).unref();
-        }, fail);
+      listener.query<{ usage: number }>('SELECT pg_notification_queue_usage() AS usage').then(({ rows }) => {
+        this.queueUsage = rows[0].usage;
+        if (failed) return;
+        this.setLive(true);
+        this.timer = setTimeout(heartbeat, HEARTBEAT_MS).unref();
+      }, fail);
     };
     listener.connect().then(() => {
       if (!failed && !this.stopped) heartbeat();
