@@ -54,6 +54,40 @@ describe('asData', () => {
   it('collapses white space and turns brackets of every width into parentheses', () => {
     expect(asData('  a\n\tb [c] ［d］ 〚e〛 ')).toBe('a b (c) (d) (e)');
   });
+
+  it('gives plain text as it is and everything else as the full rewrite does, on 100,000 generated strings', () => {
+    const full = (text: string) =>
+      text
+        .replace(/\s+/g, ' ')
+        .trim()
+        .replace(/[[［⁅〚⟦【〔〖〘⦋⦍⦏﹇]/g, '(')
+        .replace(/[\]］⁆〛⟧】〕〗〙⦌⦎⦐﹈]/g, ')');
+    const characters = [...' \t\n\r[](){}ab~!\\^_`|Z09é［〛\u00a0\u2028'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 100_000; i++) {
+      let text = '';
+      for (let n = Math.floor(next() * 10); n > 0; n--)
+        text += characters[Math.floor(next() * characters.length)];
+      expect([text, asData(text)]).toEqual([text, full(text)]);
+    }
+  });
+});
+
+describe('memory lines', () => {
+  it('follow a memory whose content or type changed under the same id', () => {
+    const first = buildContextText(
+      { summary: '', traits: [], memories: [memory('m-1', 'Likes tea')] },
+      budget,
+    );
+    expect(first.text).toContain('(fact) Likes tea');
+    const changed = buildContextText(
+      { summary: '', traits: [], memories: [{ ...memory('m-1', 'Likes coffee'), type: 'preference' }] },
+      budget,
+    );
+    expect(changed.text).toContain('(preference) Likes coffee');
+    expect(changed.text).not.toContain('Likes tea');
+  });
 });
 
 describe('summaryBesides', () => {

@@ -59,7 +59,7 @@ export function buildContextText(
   let length = lines.join('\n').length + CLOSING.length + 1;
   const memoryLines: string[] = [];
   for (const memory of candidates) {
-    const line = `- ${memory.createdAt.toISOString().slice(0, 10)} (${memory.type}) ${asData(memory.content)}`;
+    const line = memoryLine(memory);
     const extra = line.length + 1 + (memoryLines.length === 0 ? 'Memories:'.length + 1 : 0);
     if (length + extra > budget.maxChars) break;
     memoryLines.push(line);
@@ -117,14 +117,40 @@ export function renderTemplate(template: string, value: unknown): string {
   return template.split('{{value}}').join(rendered);
 }
 
+/** Memory lines written recently, by memory id: the same memories go into a user's chats again and again. */
+const memoryLines = new Map<string, { content: string; type: string; createdMs: number; line: string }>();
+const REMEMBERED_LINES = 20_000;
+
+/** A memory's line: the day it was said or learnt (UTC), its type and its content as data. */
+function memoryLine(memory: ContextMemory): string {
+  const createdMs = memory.createdAt.getTime();
+  const known = memoryLines.get(memory.id);
+  if (
+    known &&
+    known.content === memory.content &&
+    known.type === memory.type &&
+    known.createdMs === createdMs
+  ) {
+    return known.line;
+  }
+  const line = `- ${memory.createdAt.toISOString().slice(0, 10)} (${memory.type}) ${asData(memory.content)}`;
+  if (memoryLines.size >= REMEMBERED_LINES) memoryLines.clear();
+  memoryLines.set(memory.id, { content: memory.content, type: memory.type, createdMs, line });
+  return line;
+}
+
 /** Brackets of every script and width, which a model may read as the frame's own. */
 const BRACKET_LOOKALIKES: Array<[RegExp, string]> = [
   [/[[［⁅〚⟦【〔〖〘⦋⦍⦏﹇]/g, '('],
   [/[\]］⁆〛⟧】〕〗〙⦌⦎⦐﹈]/g, ')'],
 ];
 
+/** Printable ASCII words without square brackets, one space apart: already one line of data. */
+const PLAIN_LINE = /^[!-Z\\^-~]+(?: [!-Z\\^-~]+)*$/;
+
 /** Stored text as one line of data: white space collapsed, nothing that reads as a frame marker. */
 export function asData(text: string): string {
+  if (PLAIN_LINE.test(text)) return text;
   let line = text.replace(/\s+/g, ' ').trim();
   for (const [brackets, replacement] of BRACKET_LOOKALIKES) line = line.replace(brackets, replacement);
   return line;
