@@ -73,21 +73,20 @@ describe('Turn recording under load', () => {
         traitOverrides: [],
       });
     // the first write is held until two more turns came: one during it, one just after it ended
-    const query = t.dataSource.query.bind(t.dataSource);
+    type Insert = (rows: Array<{ content: string }>) => Promise<unknown>;
+    const writer = recorder as unknown as { insert: Insert };
+    const insert = writer.insert.bind(recorder);
     const writes: string[][] = [];
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const spy = jest
-      .spyOn(t.dataSource, 'query')
-      .mockImplementation(async (text: string, values?: unknown) => {
-        if (!text.startsWith('INSERT INTO messages')) return query(text, values as unknown[]);
-        writes.push(((values as unknown[])[2] as string[]).filter((content) => content !== 'ok'));
-        if (writes.length === 1) await held;
-        const result = await query(text, values as unknown[]);
-        // the writer goes on after this returns; this turn comes 2 ms later, before any gathering ends
-        if (writes.length === 1) setTimeout(() => void turn('third'), 2);
-        return result;
-      });
+    const spy = jest.spyOn(writer, 'insert').mockImplementation(async (rows) => {
+      writes.push(rows.map((row) => row.content).filter((content) => content !== 'ok'));
+      if (writes.length === 1) await held;
+      const result = await insert(rows);
+      // the writer goes on after this returns; this turn comes 2 ms later, before any gathering ends
+      if (writes.length === 1) setTimeout(() => void turn('third'), 2);
+      return result;
+    });
     try {
       await turn('first');
       while (writes.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));

@@ -7,6 +7,7 @@ import { errorMessage } from '../common/error-message';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { isForeignKeyViolation, isTransientDatabaseError } from '../common/database-errors';
+import { queryNamedOnEmbedded } from '../database/prepared-statements';
 import type { RequestTraitSchema } from '../traits/request-trait-schemas';
 import { CONVERSATION_RECORDED, ConversationRecordedEvent } from './conversation-events';
 
@@ -169,7 +170,9 @@ export class TurnRecorder implements BeforeApplicationShutdown {
   private async insert(
     rows: MessageRow[],
   ): Promise<Array<{ id: string; profile_id: string; extracted: boolean }>> {
-    return this.dataSource.query(
+    return queryNamedOnEmbedded(
+      this.dataSource,
+      'record-turns-v1',
       `INSERT INTO messages (profile_id, role, content, request_id, model, extracted_at, trait_overrides)
        SELECT r.profile_id, r.role, r.content, r.request_id, r.model,
               CASE WHEN r.extracted THEN now() END, r.trait_overrides::jsonb
