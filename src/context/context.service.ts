@@ -214,16 +214,10 @@ export class ContextService {
     const key = 'id' in profile ? `id:${profile.id}` : `user:${profile.externalId}`;
     const entry = this.held.get(key);
     if (vector === null && entry?.kind !== 'large') {
-      const known =
-        trustHeld && entry?.kind === 'whole' ? this.withoutAsking(entry, question, perSource) : null;
-      if (known) return this.served(key, entry as WholeProfile, entry, known, true);
-      const whole = await this.loadWhole(
-        key,
-        entry?.kind === 'whole' ? entry : undefined,
-        profile,
-        question,
-        perSource,
-      );
+      const heldWhole = entry?.kind === 'whole' ? entry : undefined;
+      const known = trustHeld && heldWhole && this.withoutAsking(heldWhole, question, perSource);
+      if (heldWhole && known) return this.served(key, heldWhole, heldWhole, known, true);
+      const whole = await this.loadWhole(key, heldWhole, profile, question, perSource);
       if (whole !== 'large') return whole;
     }
     const standingKey = `${key}:${perSource}`;

@@ -61,7 +61,7 @@ export class PreparedStatements implements OnApplicationShutdown {
 
   async query<T extends object>({ name, text, values }: NamedStatement): Promise<T[]> {
     if (this.hotPool) return (await this.hotPool.query<T>({ name, text, values })).rows;
-    const client = await ((this.dataSource.driver as PostgresDriver).master as Pool).connect();
+    const client = await mainPool(this.dataSource).connect();
     let broken: Error | undefined;
     try {
       await client.query(FORCE_GENERIC_PLANS);
@@ -83,6 +83,11 @@ export class PreparedStatements implements OnApplicationShutdown {
   }
 }
 
+/** TypeORM's pg pool, with the options it was made with (`connection` on the embedded database). */
+function mainPool(dataSource: DataSource): Pool & { options: { connection?: unknown } } {
+  return (dataSource.driver as PostgresDriver).master as Pool & { options: { connection?: unknown } };
+}
+
 /**
  * A batched statement outside a transaction that runs for every chat turn: a named prepared statement on
  * the embedded database, where parsing and planning it cost more than running it (the turns' insert of
@@ -94,7 +99,7 @@ export async function queryNamedOnEmbedded<T extends object>(
   text: string,
   values: unknown[],
 ): Promise<T[]> {
-  const pool = (dataSource.driver as PostgresDriver).master as Pool & { options: { connection?: unknown } };
+  const pool = mainPool(dataSource);
   if (!(pool.options.connection instanceof EmbeddedPgConnection)) return dataSource.query(text, values);
   const client = await pool.connect();
   try {
