@@ -2,6 +2,8 @@ import { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import cors from 'cors';
+import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
@@ -14,6 +16,7 @@ import { AppLogger, PinoLoggerService } from './logging/app-logger';
 import { createRootLogger, HttpLogger } from './logging/http-logger';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
+import { ProxyFrontDoor } from './proxy/proxy-front-door';
 
 /**
  * Builds the application exactly as production runs it; main.ts and the end-to-end tests both use it.
@@ -40,9 +43,8 @@ export function createStartupLogger(config: AppConfig): LoggerService {
 }
 
 /**
- * The HTTP edge, in order: request id and request log line, metrics, security headers, CORS, body
- * parsing. The first two come before everything that can refuse a request, so every request is logged
- * and counted. SIGTERM is handled by GracefulShutdown (main.ts), not by Nest's shutdown hooks.
+ * The HTTP edge (edgeMiddleware), the proxy's front door and the API docs. SIGTERM is handled by
+ * GracefulShutdown (main.ts), not by Nest's shutdown hooks.
  */
 export function configureApp(app: NestExpressApplication): void {
   const config = app.get<AppConfig>(APP_CONFIG);
@@ -50,15 +52,28 @@ export function configureApp(app: NestExpressApplication): void {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.set('trust proxy', config.trustProxy);
-  app.use(app.get(HttpLogger).middleware);
-  app.use(httpMetricsMiddleware(app.get(MetricsService)));
-  app.use(helmet());
-  if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
-  app.use(jsonBodyParser(config.bodyLimitBytes));
+  const edge = edgeMiddleware(app, config);
+  for (const handler of edge) app.use(handler);
+  app.get(ProxyFrontDoor).open(app, edge);
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Profile Memory Service API',
   });
+}
+
+/**
+ * The HTTP edge, in order: request id and request log line, metrics, security headers, CORS, body
+ * parsing. The first two come before everything that can refuse a request, so every request is logged
+ * and counted. Express runs it for every route; the proxy's front door runs the same list.
+ */
+function edgeMiddleware(app: NestExpressApplication, config: AppConfig): RequestHandler[] {
+  return [
+    app.get(HttpLogger).middleware as RequestHandler,
+    httpMetricsMiddleware(app.get(MetricsService)),
+    helmet(),
+    ...(config.corsOrigins.length > 0 ? [cors(corsOptions(config.corsOrigins))] : []),
+    ...jsonBodyParser(config.bodyLimitBytes),
+  ];
 }
 
 /** The API document's tags, in the order the docs show them. */

@@ -85,6 +85,15 @@ describe('Logs of the built service', () => {
         { 'x-service-id': 'log-user' },
       ),
     );
+    fake.script({ kind: 'disconnect' });
+    await call(
+      'dropped',
+      '/v1/chat/completions',
+      json(
+        { model: 'fake-model', messages: [{ role: 'user', content: 'x' }] },
+        { 'x-service-id': 'log-user' },
+      ),
+    );
     await call('ingest', '/api/profiles/log-user/ingest', json({ data: `I live in Oslo. ${INGESTED}` }));
     await call('limited', '/api/profiles/log-user/ingest', json({ data: INGESTED }));
     await call('rejected', '/api/profiles', { headers: { authorization: `Bearer ${WRONG_KEY}` } });
@@ -141,6 +150,14 @@ describe('Logs of the built service', () => {
     const fromHandling = linesOf('limited').filter((line) => line.context === 'RateLimit');
     expect(fromHandling).toHaveLength(1);
     expect(fromHandling[0].msg).toContain('rate limit "ingest"');
+    // and on a proxy route, which the proxy's front door serves without Express
+    const fromRelay = linesOf('dropped').filter((line) => line.context === 'Upstream');
+    expect(fromRelay).toHaveLength(1);
+    expect(fromRelay[0].msg).toContain('could not be reached');
+    expect(requestLinesOf('dropped')[0]).toMatchObject({
+      res: { statusCode: 502 },
+      route: '/v1/chat/completions',
+    });
   });
 
   it('never logs keys, cookies, prompts or completions', () => {

@@ -11,9 +11,12 @@ import { APP_CONFIG } from '../config/config.module';
 import { createValidationPipe } from './validation';
 
 /**
- * The global request pipeline, as providers so that every app built from AppModule runs it. Guards run
- * in this order: rate limits first (so that requests with a wrong key are limited too), then the key.
+ * The global guards, in the order they run: rate limits first (so that requests with a wrong key are
+ * limited too), then the key. The proxy's front door runs the same instances in the same order.
  */
+export const GLOBAL_GUARDS = [RateLimitGuard, ApiKeyGuard];
+
+/** The global request pipeline, as providers so that every app built from AppModule runs it. */
 @Global()
 @Module({
   imports: [RateLimitModule],
@@ -24,11 +27,12 @@ import { createValidationPipe } from './validation';
       useFactory: (config: AppConfig) => new ServingLoad(config.extraction.yieldUtilization),
       inject: [APP_CONFIG],
     },
-    { provide: APP_GUARD, useClass: RateLimitGuard },
-    { provide: APP_GUARD, useClass: ApiKeyGuard },
+    ...GLOBAL_GUARDS,
+    ...GLOBAL_GUARDS.map((guard) => ({ provide: APP_GUARD, useExisting: guard })),
     { provide: APP_PIPE, useFactory: createValidationPipe },
-    { provide: APP_FILTER, useClass: AllExceptionsFilter },
+    AllExceptionsFilter,
+    { provide: APP_FILTER, useExisting: AllExceptionsFilter },
   ],
-  exports: [BackgroundWork, ServingLoad],
+  exports: [BackgroundWork, ServingLoad, ...GLOBAL_GUARDS, AllExceptionsFilter],
 })
 export class CommonModule {}

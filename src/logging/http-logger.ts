@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { storage, Store } from 'nestjs-pino/storage';
 import pino, { DestinationStream, Logger, LoggerOptions } from 'pino';
 import { AppConfig } from '../config/app-config';
 import { routePattern } from '../common/route-pattern';
@@ -52,6 +53,14 @@ export function requestLog(root: Logger, requestLines: Logger): RequestLogMiddle
     res.on('close', ended);
     next();
   };
+}
+
+/**
+ * Runs `handle` with the request's logger (set by `requestLog`) bound, as nestjs-pino's middleware binds
+ * it for the routes Nest serves: every line logged meanwhile through Nest's Logger carries the request id.
+ */
+export function runWithRequestLogger(req: IncomingMessage, handle: () => void): void {
+  storage.run(new Store((req as IncomingMessage & { log: Logger }).log), handle);
 }
 
 /**

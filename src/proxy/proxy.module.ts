@@ -7,12 +7,13 @@ import { TraitsModule } from '../traits/traits.module';
 import { UpstreamExchanges } from './exchanges/upstream-exchanges';
 import { PassThrough } from './pass-through';
 import { ProxyController } from './proxy.controller';
+import { ProxyFrontDoor } from './proxy-front-door';
 import { RelayPipeline } from './relay-pipeline';
 import { UpstreamCaller } from './upstream-caller';
 
 @Module({
   imports: [ProfilesModule, TraitsModule, MemoriesModule, MessagesModule, ContextModule],
   controllers: [ProxyController],
-  providers: [RelayPipeline, UpstreamExchanges, UpstreamCaller, PassThrough],
+  providers: [RelayPipeline, UpstreamExchanges, UpstreamCaller, PassThrough, ProxyFrontDoor],
 })
 export class ProxyModule {}
