@@ -4,7 +4,6 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
-import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { APP_TITLE, APP_VERSION } from './app-info';
@@ -13,6 +12,7 @@ import { corsOptions } from './common/cors-options';
 import { AppConfig, loadConfig } from './config/app-config';
 import { APP_CONFIG } from './config/config.module';
 import { AppLogger, PinoLoggerService } from './logging/app-logger';
+import { securityHeaders } from './common/security-headers';
 import { createRootLogger, HttpLogger } from './logging/http-logger';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
@@ -70,7 +70,7 @@ function edgeMiddleware(app: NestExpressApplication, config: AppConfig): Request
   return [
     app.get(HttpLogger).middleware as RequestHandler,
     httpMetricsMiddleware(app.get(MetricsService)),
-    helmet(),
+    securityHeaders(),
     ...(config.corsOrigins.length > 0 ? [cors(corsOptions(config.corsOrigins))] : []),
     ...jsonBodyParser(config.bodyLimitBytes),
   ];

@@ -1,4 +1,22 @@
+import helmet from 'helmet';
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startTestApp, TestApp } from './support/test-app';
+
+/** The headers of a response from a bare Node server that runs helmet() with its defaults. */
+async function helmetHeaders(): Promise<Headers> {
+  const security = helmet();
+  const server: Server = createServer((req, res) => {
+    security(req, res, () => res.end('ok'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    return (await fetch(`http://127.0.0.1:${port}/`)).headers;
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
 
 describe('Security headers and CORS', () => {
   describe('by default (no CORS_ORIGINS)', () => {
@@ -18,6 +36,19 @@ describe('Security headers and CORS', () => {
       expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
       expect(res.headers['content-security-policy']).toContain("default-src 'self'");
       expect(res.headers['x-powered-by']).toBeUndefined();
+    });
+
+    it("sends helmet's headers with helmet's values, on the API and on the proxy", async () => {
+      const expected = await helmetHeaders();
+      const names = [...expected.keys()].filter(
+        (name) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name),
+      );
+      expect(names.length).toBeGreaterThan(8);
+      const api = await t.api().get('/api/profiles').expect(200);
+      const proxy = await t.api().post('/v1/chat/completions').send({}).expect(400);
+      for (const res of [api, proxy]) {
+        for (const name of names) expect([name, res.headers[name]]).toEqual([name, expected.get(name)]);
+      }
     });
 
     it('sends no CORS headers, also not to a browser origin', async () => {

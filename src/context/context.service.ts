@@ -56,6 +56,13 @@ interface LoadedProfile {
   memories: RetrievedMemory[];
 }
 
+/** A context built for a question, with the profile and the ranked candidates it was built from. */
+interface BuiltForQuestion {
+  row: LoadedProfile;
+  ranked: Array<{ memory: RetrievedMemory; score: number }>;
+  context: BuiltContext;
+}
+
 /**
  * What the proxy injects for one request: summary, injection-enabled traits and the memories that best
  * fit the question. The profile, its traits and its memory candidates come in one round trip, since
@@ -100,7 +107,7 @@ export class ContextService {
         this.config.context.maxMemories,
         signal,
       );
-      if (built) return { profileId: built.profileId, context: built.context };
+      if (built) return { profileId: built.row.id, context: built.context };
     }
     // Skipped, or a new user with nothing to inject yet.
     return { profileId: (await this.profiles.getOrCreate(userId)).profile.id, context: NO_CONTEXT };
@@ -119,7 +126,7 @@ export class ContextService {
       question,
       maxMemories ?? this.config.context.maxMemories,
     );
-    return built ?? { context: NO_CONTEXT, traits: [], memories: [] };
+    return built ? this.explained(built) : { context: NO_CONTEXT, traits: [], memories: [] };
   }
 
   /**
@@ -165,31 +172,44 @@ export class ContextService {
     question: string,
     maxMemories: number,
     signal?: AbortSignal,
-  ): Promise<(ExplainedContext & { profileId: string }) | null> {
+  ): Promise<BuiltForQuestion | null> {
     const perSource = maxMemories > 0 ? Math.max(CANDIDATES_PER_SOURCE, maxMemories) : 0;
     const vector = perSource > 0 ? await this.semantic.embedQuestion(question, signal) : null;
     const row = await this.loadProfile(profile, question, perSource, vector);
     if (!row) return null;
-    const ranked = this.rank(row, maxMemories);
+    const ranked = this.scored(row, maxMemories);
     const context = buildContextText(
-      { summary: row.summary, traits: injectableTraits(row.traits, schemas), memories: ranked },
+      {
+        summary: row.summary,
+        traits: injectableTraits(row.traits, schemas),
+        memories: ranked.map((entry) => entry.memory),
+      },
       { maxMemories, maxChars: this.config.context.maxChars },
     );
+    return { row, ranked, context };
+  }
+
+  /** What `build` made, with the traits and scored memories that went into its text. */
+  private explained({ row, ranked, context }: BuiltForQuestion): ExplainedContext {
     const carried = new Set(context.memoryIds);
     const traitKeys = new Set(context.traitKeys);
     return {
-      profileId: row.id,
       context,
       traits: row.traits.filter((trait) => traitKeys.has(trait.key)),
-      memories: ranked.filter((memory) => carried.has(memory.id)),
+      memories: ranked
+        .filter((entry) => carried.has(entry.memory.id))
+        .map(({ memory, score }) => ({ ...memory, score })),
     };
   }
 
   /** The profile's `limit` best candidates, with their scores. */
   private rank(row: LoadedProfile, limit: number): ScoredMemory[] {
-    return scoreAndRankMemories(row.memories, new Date(), this.config.ranking)
-      .slice(0, limit)
-      .map(({ memory, score }) => ({ ...memory, score }));
+    return this.scored(row, limit).map(({ memory, score }) => ({ ...memory, score }));
+  }
+
+  /** `rank` without copying each memory to add its score, for the chat path that needs only the order. */
+  private scored(row: LoadedProfile, limit: number): Array<{ memory: RetrievedMemory; score: number }> {
+    return scoreAndRankMemories(row.memories, new Date(), this.config.ranking).slice(0, limit);
   }
 
   @OnEvent(PROFILE_ERASED)
