@@ -291,6 +291,10 @@ function printThroughputTable(report: ThroughputReport): void {
   console.log(
     `| one request at a time | ${s.direct.throughput} (${s.direct.p50Ms} ms) | | ${s.service.throughput} (${s.service.p50Ms} / ${s.service.p99Ms}) | | ${s.addedP50Ms} / ${s.addedP99Ms} | - / ${cpu(s.service)} |`,
   );
+  const sustained = report.sustained;
+  console.log(
+    `\nlearning every turn, rounds back to back: ${sustained.service.throughput} req/s (p50 / p99 ${sustained.service.p50Ms} / ${sustained.service.p99Ms} ms), event loop held at most ${sustained.eventLoopLagMaxMs} ms`,
+  );
 }
 
 function printProxyTable(rows: ProxyOverhead[]): void {

@@ -12,6 +12,7 @@ const USERS = 100;
 const TRAITS = 10;
 const MEMORIES = 50;
 const ROUNDS = 3;
+const SUSTAINED_ROUNDS = 4;
 
 /** A load's result with the CPU time it cost per request: the relay's process and the PostgreSQL server's. */
 export interface MeasuredLoad extends LoadResult {
@@ -33,6 +34,11 @@ export interface ThroughputReport {
   rows: ThroughputRow[];
   /** Request lines the service logged during the suite (LOG_LEVEL=info), warm-ups and seeding included. */
   requestLogLines: number;
+  /**
+   * Learning every turn in rounds back to back, without waiting for the background work between them:
+   * the answers while extraction catches up, and the longest the service's event loop was held.
+   */
+  sustained: { service: MeasuredLoad; eventLoopLagMaxMs: number };
   /** One request at a time: the service's added latency over the upstream alone. */
   serial: { direct: LoadResult; service: MeasuredLoad; addedP50Ms: number; addedP99Ms: number };
 }
@@ -42,7 +48,8 @@ export interface ThroughputReport {
  * the floor relay (bench/floor-relay.ts: the least a Node relay that reads the database on each request
  * does) and the service, at 32 connections, each scenario in rounds that alternate the three, with
  * 100 profiles of 10 traits and 50 memories. Scenarios: many users with and without background
- * learning, all connections on one user, and streams (time to first chunk); then one request at a time.
+ * learning, all connections on one user, and streams (time to first chunk); then learning rounds back
+ * to back, and one request at a time.
  * The service runs at the default log level, so it writes its line per request (to a file).
  */
 export async function benchThroughput(
@@ -166,6 +173,19 @@ export async function benchThroughput(
       });
     }
 
+    await quiet();
+    await eventLoopLagMaxMs(service.url); // starts the next measurement
+    const sustainedRounds: MeasuredLoad[] = [];
+    let lagMaxMs = 0;
+    const learning = chat({ stream: false, skipExtraction: false, oneUser: false });
+    for (let r = 0; r < SUSTAINED_ROUNDS; r++) {
+      const round = () =>
+        runLoad(service.url, 'service', { requests, concurrency: CONNECTIONS, next: learning });
+      sustainedRounds.push(await measured(service.pid, round));
+      lagMaxMs = Math.max(lagMaxMs, await eventLoopLagMaxMs(service.url));
+    }
+    await quiet();
+
     const serialSpec = chat({ stream: false, skipExtraction: true, oneUser: false });
     const serialCount = Math.max(300, Math.round(1500 * scale));
     const serialRounds = { direct: [] as LoadResult[], service: [] as MeasuredLoad[] };
@@ -190,6 +210,7 @@ export async function benchThroughput(
     return {
       rows,
       requestLogLines: countRequestLines(logFile),
+      sustained: { service: medianRound(sustainedRounds), eventLoopLagMaxMs: lagMaxMs },
       serial: {
         direct,
         service: served,
@@ -244,6 +265,13 @@ export async function seed(serviceUrl: string): Promise<void> {
 }
 
 /** Waits until the service has stored the turns and learnt from them, so rounds do not overlap. */
+/** The longest the service's event loop was held since the last scrape (prom-client resets it on each). */
+async function eventLoopLagMaxMs(serviceUrl: string): Promise<number> {
+  const metrics = await (await fetch(`${serviceUrl}/metrics`)).text();
+  const max = /^nodejs_eventloop_lag_max_seconds\s+(\S+)/m.exec(metrics);
+  return max ? round(Number(max[1]) * 1000) : Number.NaN;
+}
+
 async function waitForQuiet(serviceUrl: string): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {

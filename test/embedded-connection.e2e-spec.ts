@@ -40,6 +40,7 @@ const onServer = process.env.DATABASE_URL !== undefined;
 
   it('sends a query with parameters in one call', async () => {
     const profile = await makeProfile(t);
+    await t.drain();
     calls = 0;
     const rows = await t.dataSource.query('SELECT id, $2::int + 1 AS next FROM profiles WHERE id = $1', [
       profile.id,
@@ -88,5 +89,24 @@ const onServer = process.env.DATABASE_URL !== undefined;
       [profile.id],
     );
     expect(pending).toBe(0);
+  });
+
+  it('gives the event loop turns while a burst of queries runs', async () => {
+    let ticks = 0;
+    let ticking = true;
+    const tick = () => {
+      ticks++;
+      if (ticking) setTimeout(tick, 0);
+    };
+    setTimeout(tick, 0);
+    const burst = Array.from({ length: 2000 }, (_, index) =>
+      t.dataSource.query('SELECT $1::int AS n', [index]),
+    );
+    const [ticksAtStart, rows] = [ticks, await Promise.all(burst)];
+    const ticksDuring = ticks - ticksAtStart;
+    ticking = false;
+    expect(rows.map(([row]) => (row as { n: number }).n)).toEqual(burst.map((_, index) => index));
+    // without turns, the queued queries would all run before the timer could fire once
+    expect(ticksDuring).toBeGreaterThan(0);
   });
 });

@@ -8,13 +8,34 @@ interface BackendMessage {
 }
 
 /**
+ * The longest PGlite may hold the event loop without a turn for other work. PGlite runs on the event
+ * loop's thread, and a query's reply comes as an already settled promise: queries queued behind each
+ * other (a backlog of extraction, a burst of turns to store) would otherwise all run before the loop
+ * reads a socket or fires a timer, stalling answers and health checks for seconds.
+ */
+const MAX_HOLD_MS = 5;
+let lastTurnAt = 0;
+
+/** Resolves at once, or after the event loop had a turn when PGlite has held it for MAX_HOLD_MS. */
+function eventLoopTurn(): Promise<void> | undefined {
+  if (performance.now() - lastTurnAt < MAX_HOLD_MS) return undefined;
+  return new Promise((resolve) =>
+    setImmediate(() => {
+      lastTurnAt = performance.now();
+      resolve();
+    }),
+  );
+}
+
+/**
  * The connection of node-postgres to the embedded database: node-postgres's client speaks the wire
  * protocol to it, and PGlite executes the messages in the process. What node-postgres writes between
  * corking and uncorking its stream (parse, bind, describe, execute and sync of one query) goes to PGlite
  * in one call: each call costs a pass through PGlite's main loop, its file sync and a promise chain, and
  * a query sent message by message made four or five of them (about 0.03 ms each, 20 calls per learnt
  * chat turn). Messages outside a cork (simple queries, copy data) go at once. Calls run one after the
- * other, in order; replies are emitted as node-postgres's own connection emits them.
+ * other, in order, giving the event loop a turn at least every MAX_HOLD_MS; replies are emitted as
+ * node-postgres's own connection emits them.
  */
 export class EmbeddedPgConnection extends EventEmitter {
   /** Read by node-postgres: the statements prepared on this connection. */
@@ -127,6 +148,7 @@ export class EmbeddedPgConnection extends EventEmitter {
     const messages = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
     this.pending = [];
     this.calls = this.calls
+      .then(eventLoopTurn)
       .then(() => this.pglite.execProtocolStream(messages, { throwOnError: false }))
       .then((replies) => {
         for (const reply of replies as BackendMessage[]) {
