@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { AllExceptionsFilter } from '../src/common/all-exceptions.filter';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { parsePrometheusText, valueOf } from './support/prometheus-text';
 import { startTestApp, TestApp } from './support/test-app';
@@ -146,6 +147,40 @@ describe('The proxy front door answers as Express and Nest do', () => {
     expect(direct.status).toBeLessThan(500);
     expect(direct).toEqual(routed);
     expect(fake.requests).toHaveLength(0);
+  });
+
+  it('labels a request the edge refused as unmatched, as Express does, and one it passed by its route', async () => {
+    const scrape = async () =>
+      parsePrometheusText(
+        (await t.api().get('/metrics').set('Authorization', `Bearer ${SERVICE_KEY}`).expect(200)).text,
+      );
+    const count = (exposition: Awaited<ReturnType<typeof scrape>>, route: string, status: string) =>
+      valueOf(exposition, 'pms_http_requests_total', { method: 'POST', route, status });
+    const before = await scrape();
+    await both('/v1/chat/completions', (path) =>
+      post(path).set('content-type', 'application/json').send('{"model": '),
+    );
+    await both('/v1/chat/completions', (path) => post(path).send({ messages: chatBody.messages }));
+    const after = await scrape();
+    expect(count(after, 'unmatched', '400') - count(before, 'unmatched', '400')).toBe(2);
+    expect(count(after, '/v1/chat/completions', '400') - count(before, '/v1/chat/completions', '400')).toBe(
+      2,
+    );
+  });
+
+  it('answers 500 in the envelope when the exception filter itself fails, instead of hanging', async () => {
+    const filter = t.app.get(AllExceptionsFilter);
+    const broken = jest.spyOn(filter, 'catch').mockImplementationOnce(() => {
+      throw new Error('the filter broke');
+    });
+    try {
+      const res = await post('/v1/chat/completions').send({ messages: chatBody.messages }).timeout(3000);
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ error: expect.objectContaining({ code: 'internal_error' }) });
+      expect(broken).toHaveBeenCalledTimes(1);
+    } finally {
+      broken.mockRestore();
+    }
   });
 
   it('sends every other method and path through Express', async () => {

@@ -1,5 +1,21 @@
-import { CanActivate, ForbiddenException, Injectable, RequestMethod, Type } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { CanActivate, ForbiddenException, Injectable, Logger, RequestMethod, Type } from '@nestjs/common';
+import {
+  EXCEPTION_FILTERS_METADATA,
+  GUARDS_METADATA,
+  HEADERS_METADATA,
+  HOST_METADATA,
+  HTTP_CODE_METADATA,
+  INTERCEPTORS_METADATA,
+  METHOD_METADATA,
+  PATH_METADATA,
+  PIPES_METADATA,
+  REDIRECT_METADATA,
+  RENDER_METADATA,
+  RESPONSE_PASSTHROUGH_METADATA,
+  ROUTE_ARGS_METADATA,
+  SSE_METADATA,
+  VERSION_METADATA,
+} from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModuleRef } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
@@ -17,11 +33,34 @@ interface ExpressPrototypes {
   response: object;
 }
 
-/** A proxy route the front door answers: its path and the controller method that serves it. */
+/** A proxy route the front door answers: its path, the controller method that serves it, its status. */
 interface DirectRoute {
   path: string;
   method: (body: unknown, req: Request, res: Response) => Promise<void>;
+  /** What Nest sets before calling the method: `@HttpCode`, else 201 for POST. */
+  statusCode: number;
 }
+
+/** Route metadata that makes Nest do more than the front door does: such a route stays with Nest. */
+const METHOD_EXTRAS = [
+  GUARDS_METADATA,
+  INTERCEPTORS_METADATA,
+  EXCEPTION_FILTERS_METADATA,
+  PIPES_METADATA,
+  HEADERS_METADATA,
+  REDIRECT_METADATA,
+  RENDER_METADATA,
+  SSE_METADATA,
+  VERSION_METADATA,
+];
+const CLASS_EXTRAS = [
+  GUARDS_METADATA,
+  INTERCEPTORS_METADATA,
+  EXCEPTION_FILTERS_METADATA,
+  PIPES_METADATA,
+  VERSION_METADATA,
+  HOST_METADATA,
+];
 
 /**
  * The proxy's POST routes, served from the HTTP server ahead of Express's router and Nest's route
@@ -33,10 +72,12 @@ interface DirectRoute {
  *
  * Only exact matches are taken: `POST` to a route's path as the controller declares it, with any query.
  * Everything else (another case, a trailing slash, a method that is not POST, a route whose parameters
- * are not the raw body, request and response) goes to Express, where the same controller serves it.
+ * are not the raw body, request and response, or that has its own guards, interceptors, filters, pipes,
+ * headers or version) goes to Express, where the same controller serves it.
  */
 @Injectable()
 export class ProxyFrontDoor {
+  private readonly logger = new Logger('ProxyFrontDoor');
   private readonly routes: Map<string, DirectRoute>;
 
   constructor(
@@ -72,10 +113,13 @@ export class ProxyFrontDoor {
         for (const fallback of fallbacks) fallback.call(server, req, res);
         return;
       }
-      const request = adopt(express, req, res, route.path);
+      const request = adopt(express, req, res);
       const response = request.res!;
       runChain(edge, request, response, (error) => {
         if (error !== undefined) return this.fail(error, route, request, response);
+        // matched only now: Express sets the route (the log line's and the metrics' label) when its
+        // router reaches it, which a request the edge refused never does
+        (request as { route?: unknown }).route = { path: route.path };
         runWithRequestLogger(request, () => {
           this.handle(controller, guards, route, request, response).catch((failure: unknown) =>
             this.fail(failure, route, request, response),
@@ -97,11 +141,24 @@ export class ProxyFrontDoor {
       // Nest's own answer to a guard that returns false
       if (!(await guard.canActivate(context))) throw new ForbiddenException('Forbidden resource');
     }
+    res.status(route.statusCode);
     await route.method.call(controller, req.body, req, res);
   }
 
   private fail(error: unknown, route: DirectRoute, req: Request, res: Response): void {
-    this.filter.catch(error, new ExecutionContextHost([req, res, noNext], ProxyController, route.method));
+    try {
+      this.filter.catch(error, new ExecutionContextHost([req, res, noNext], ProxyController, route.method));
+    } catch (failure) {
+      // the filter is the last word; if it fails, the request must still end
+      this.logger.error(`the exception filter failed on ${route.path}`, (failure as Error)?.stack);
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      res.status(500).json({
+        error: { message: 'An unexpected error occurred.', type: 'server_error', code: 'internal_error' },
+      });
+    }
   }
 }
 
@@ -116,11 +173,24 @@ export function directRoutes(type: Type<unknown>): DirectRoute[] {
     const method = (type.prototype as Record<string, unknown>)[name];
     if (typeof method !== 'function' || name === 'constructor') continue;
     if (Reflect.getMetadata(METHOD_METADATA, method) !== RequestMethod.POST) continue;
-    if (!takesRawBodyRequestResponse(type, name)) continue;
+    if (!takesRawBodyRequestResponse(type, name) || hasExtras(type, method)) continue;
     const path = joinPath(prefix, (Reflect.getMetadata(PATH_METADATA, method) as string | undefined) ?? '');
-    routes.push({ path, method: method as DirectRoute['method'] });
+    const statusCode = (Reflect.getMetadata(HTTP_CODE_METADATA, method) as number | undefined) ?? 201;
+    routes.push({ path, method: method as DirectRoute['method'], statusCode });
   }
   return routes;
+}
+
+function hasExtras(type: Type<unknown>, method: object): boolean {
+  const declared = (target: object, key: string) => {
+    const value: unknown = Reflect.getMetadata(key, target);
+    return value !== undefined && !(Array.isArray(value) && value.length === 0);
+  };
+  return (
+    METHOD_EXTRAS.some((key) => declared(method, key)) ||
+    CLASS_EXTRAS.some((key) => declared(type, key)) ||
+    Reflect.getMetadata(RESPONSE_PASSTHROUGH_METADATA, type, (method as { name: string }).name) !== undefined
+  );
 }
 
 function takesRawBodyRequestResponse(type: Type<unknown>, name: string): boolean {
@@ -160,11 +230,10 @@ function pathOf(url: string | undefined): string {
 }
 
 /**
- * The request and response as Express's router would hand them to the route: Express's prototypes
- * (`req.ip` with TRUST_PROXY, `res.status`, `res.json`), the fields its router sets, and the route's
- * pattern, which the request line and the metrics label read.
+ * The request and response as Express hands them to its middleware: Express's prototypes (`req.ip`
+ * with TRUST_PROXY, `res.status`, `res.json`) and the fields it sets.
  */
-function adopt(express: ExpressPrototypes, req: IncomingMessage, res: ServerResponse, path: string): Request {
+function adopt(express: ExpressPrototypes, req: IncomingMessage, res: ServerResponse): Request {
   Object.setPrototypeOf(req, express.request);
   Object.setPrototypeOf(res, express.response);
   const request = req as Request;
@@ -175,11 +244,13 @@ function adopt(express: ExpressPrototypes, req: IncomingMessage, res: ServerResp
   request.originalUrl = req.url ?? '';
   request.baseUrl = '';
   request.params = {};
-  (request as { route?: unknown }).route = { path };
   return request;
 }
 
-/** Express's order of middleware: each calls `next` to go on, or `next(error)` to stop with an error. */
+/**
+ * Express's order of middleware: each calls `next` to go on, or `next(error)` to stop with an error; a
+ * middleware that throws, or returns a promise that rejects, stops with that error.
+ */
 function runChain(
   handlers: RequestHandler[],
   req: Request,
@@ -192,7 +263,8 @@ function runChain(
     const handler = handlers[index++];
     if (handler === undefined) return done();
     try {
-      void handler(req, res, next);
+      const returned: unknown = handler(req, res, next);
+      if (returned instanceof Promise) returned.catch(done);
     } catch (thrown) {
       done(thrown);
     }
