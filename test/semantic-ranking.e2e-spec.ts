@@ -241,13 +241,15 @@ describe('Semantic ranking', () => {
    */
   async function bulkMemories(profileId: string, count: number, content: string, topic: string | null) {
     const direction = `{${(topic ? topicEmbedding(topic, 8)! : new Array<number>(8).fill(0)).join(',')}}`;
-    await t.dataSource.query(
-      `INSERT INTO memories (profile_id, content, content_hash, type, importance)
+    // one transaction: the service's embedding sweep never sees these memories without their vectors
+    await t.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO memories (profile_id, content, content_hash, type, importance)
        SELECT $1::uuid, $2 || ' ' || g, md5($1::text || $2 || g), 'fact', 0.9 FROM generate_series(1, $3::int) g`,
-      [profileId, content, count],
-    );
-    await t.dataSource.query(
-      `INSERT INTO memory_embeddings (memory_id, profile_id, model, embedding)
+        [profileId, content, count],
+      );
+      await manager.query(
+        `INSERT INTO memory_embeddings (memory_id, profile_id, model, embedding)
        SELECT m.id, m.profile_id, 'topic-embedding',
               (SELECT array_agg(3 * b.v + sin(hashtext(m.id::text) * b.i) ORDER BY b.i)
                FROM unnest($2::real[]) WITH ORDINALITY AS b (v, i))::real[]
@@ -255,8 +257,9 @@ describe('Semantic ranking', () => {
        WHERE m.profile_id = $1 AND starts_with(m.content, $3)
        ON CONFLICT (memory_id) DO UPDATE SET model = EXCLUDED.model, embedding = EXCLUDED.embedding,
          error = NULL, claimed_until = NULL`,
-      [profileId, direction, content],
-    );
+        [profileId, direction, content],
+      );
+    });
     await t.dataSource.query('ANALYZE memory_embeddings');
   }
 

@@ -31,7 +31,8 @@ export class GracefulShutdown {
     const server = this.server();
     server.on('request', (_req, res: ServerResponse) => {
       this.inFlight.add(res);
-      if (this.draining) res.setHeader('Connection', 'close');
+      // a request the application answered at once has its headers out already
+      if (this.draining && !res.headersSent) res.setHeader('Connection', 'close');
       res.once('close', () => {
         this.inFlight.delete(res);
         if (this.draining) server.closeIdleConnections();
