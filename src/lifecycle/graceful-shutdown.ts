@@ -61,9 +61,11 @@ export class GracefulShutdown {
     try {
       await this.drainRequests();
       await this.app.close();
+      clearTimeout(hardStop);
       this.logger.log('stopped');
       this.exit(0);
     } catch (error) {
+      clearTimeout(hardStop);
       this.logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
       this.exit(1);
     }
