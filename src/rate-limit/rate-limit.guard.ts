@@ -15,6 +15,39 @@ import { RATE_LIMIT_BUCKET, RateLimitBucket } from '../common/rate-limit.decorat
 export class RateLimitGuard extends ThrottlerGuard {
   private readonly rateLimitLogger = new Logger('RateLimit');
 
+  /**
+   * Only the route's bucket is counted, so only its throttler is looked at. @nestjs/throttler's own
+   * canActivate resolves the limit, window, block and hooks of every throttler on every request, each
+   * awaited (17 promises of a chat's 63 with limits off); it still runs when a throttler's settings are
+   * functions or a skip hook is configured, which ours never are.
+   */
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const bucket = this.bucketOf(context);
+    if (bucket === 'none') return true;
+    const throttler = this.throttlers.find((candidate) => (candidate.name ?? 'default') === bucket);
+    if (throttler === undefined) return true;
+    const { limit, ttl, blockDuration } = throttler;
+    if (
+      typeof limit !== 'number' ||
+      typeof ttl !== 'number' ||
+      (blockDuration !== undefined && typeof blockDuration !== 'number') ||
+      throttler.skipIf ||
+      this.commonOptions.skipIf
+    ) {
+      return super.canActivate(context);
+    }
+    if (limit <= 0) return true;
+    return this.handleRequest({
+      context,
+      limit,
+      ttl,
+      throttler,
+      blockDuration: blockDuration ?? ttl,
+      getTracker: throttler.getTracker ?? this.commonOptions.getTracker!,
+      generateKey: throttler.generateKey ?? this.commonOptions.generateKey!,
+    });
+  }
+
   protected override shouldSkip(context: ExecutionContext): Promise<boolean> {
     return Promise.resolve(this.bucketOf(context) === 'none');
   }
