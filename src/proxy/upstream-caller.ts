@@ -1,5 +1,6 @@
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
+import { finished, Readable } from 'node:stream';
 import { ApiError } from '../common/api-error';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -59,21 +60,7 @@ export class UpstreamCaller {
   /** Reads a whole answer, within MAX_UPSTREAM_BODY_BYTES. */
   async read(response: UpstreamResponse, signal: AbortSignal): Promise<Buffer | null> {
     try {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body) {
-        size += chunk.length;
-        if (size > MAX_UPSTREAM_BODY_BYTES) {
-          response.body.destroy();
-          throw new ApiError(
-            HttpStatus.BAD_GATEWAY,
-            'upstream_invalid_response',
-            `The upstream answer is larger than ${MAX_UPSTREAM_BODY_BYTES} bytes.`,
-          );
-        }
-        chunks.push(chunk);
-      }
-      return Buffer.concat(chunks);
+      return await readWhole(response.body, MAX_UPSTREAM_BODY_BYTES);
     } catch (error) {
       if (signal.aborted) return null;
       throw this.failure(error);
@@ -106,4 +93,31 @@ function upstreamKey(req: Request): string | undefined {
   const header = req.headers['x-upstream-key'];
   const key = Array.isArray(header) ? header[0] : header;
   return key && key.trim() !== '' ? key.trim() : undefined;
+}
+
+/**
+ * A stream's bytes once it has ended, refused (and the stream destroyed) past `limit` bytes; an
+ * error, or an end before the stream finished, rejects. One promise for the whole body, where
+ * `for await` over the stream made several per chunk, each paying the request context's hook.
+ */
+export function readWhole(body: Readable, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        body.destroy(
+          new ApiError(
+            HttpStatus.BAD_GATEWAY,
+            'upstream_invalid_response',
+            `The upstream answer is larger than ${limit} bytes.`,
+          ),
+        );
+        return;
+      }
+      chunks.push(chunk);
+    });
+    finished(body, (error) => (error ? reject(error) : resolve(Buffer.concat(chunks))));
+  });
 }
