@@ -46,6 +46,11 @@ describe('The proxy front door answers as Express and Nest do', () => {
       .set({ Authorization: `Bearer ${SERVICE_KEY}`, 'X-Service-Id': 'front-door-user', ...headers });
   const chatBody = { model: 'fake-model', messages: [{ role: 'user', content: 'Hello there' }] };
 
+  const scrape = async () =>
+    parsePrometheusText(
+      (await t.api().get('/metrics').set('Authorization', `Bearer ${SERVICE_KEY}`).expect(200)).text,
+    );
+
   /** Sends the same request to the front door and, with a trailing slash, through Express. */
   const both = async (path: string, send: Send): Promise<[Seen, Seen]> => {
     expressHandled.mockClear();
@@ -84,10 +89,6 @@ describe('The proxy front door answers as Express and Nest do', () => {
 
   it('relays a chat without Express, counted and labelled by its route pattern', async () => {
     const labels = { method: 'POST', route: '/v1/chat/completions', status: '200' };
-    const scrape = async () =>
-      parsePrometheusText(
-        (await t.api().get('/metrics').set('Authorization', `Bearer ${SERVICE_KEY}`).expect(200)).text,
-      );
     const before = await scrape();
     const [direct, routed] = await both('/v1/chat/completions', (path) =>
       post(path, { Origin: ALLOWED_ORIGIN }).send({ ...chatBody, service: { skipExtraction: true } }),
@@ -150,10 +151,6 @@ describe('The proxy front door answers as Express and Nest do', () => {
   });
 
   it('labels a request the edge refused as unmatched, as Express does, and one it passed by its route', async () => {
-    const scrape = async () =>
-      parsePrometheusText(
-        (await t.api().get('/metrics').set('Authorization', `Bearer ${SERVICE_KEY}`).expect(200)).text,
-      );
     const count = (exposition: Awaited<ReturnType<typeof scrape>>, route: string, status: string) =>
       valueOf(exposition, 'pms_http_requests_total', { method: 'POST', route, status });
     const before = await scrape();
