@@ -264,7 +264,6 @@ export async function seed(serviceUrl: string): Promise<void> {
   }
 }
 
-/** Waits until the service has stored the turns and learnt from them, so rounds do not overlap. */
 /** The longest the service's event loop was held since the last scrape (prom-client resets it on each). */
 async function eventLoopLagMaxMs(serviceUrl: string): Promise<number> {
   const metrics = await (await fetch(`${serviceUrl}/metrics`)).text();
@@ -272,6 +271,7 @@ async function eventLoopLagMaxMs(serviceUrl: string): Promise<number> {
   return max ? round(Number(max[1]) * 1000) : Number.NaN;
 }
 
+/** Waits until the service has stored the turns and learnt from them, so rounds do not overlap. */
 async function waitForQuiet(serviceUrl: string): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {

@@ -23,7 +23,7 @@ export function securityHeaders(): RequestHandler {
 }
 
 /** What helmet does to a response, as it does it to every response. */
-export function recordHelmet(): HeaderChanges {
+function recordHelmet(): HeaderChanges {
   const changes: HeaderChanges = { set: [], removed: [] };
   const response = {
     setHeader(name: string, value: string | string[]) {

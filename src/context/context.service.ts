@@ -56,6 +56,11 @@ interface LoadedProfile {
   memories: RetrievedMemory[];
 }
 
+/** A ranked memory as the API shows it: its fields and its score. */
+function withScore({ memory, score }: { memory: RetrievedMemory; score: number }): ScoredMemory {
+  return { ...memory, score };
+}
+
 /** A context built for a question, with the profile and the ranked candidates it was built from. */
 interface BuiltForQuestion {
   row: LoadedProfile;
@@ -196,15 +201,13 @@ export class ContextService {
     return {
       context,
       traits: row.traits.filter((trait) => traitKeys.has(trait.key)),
-      memories: ranked
-        .filter((entry) => carried.has(entry.memory.id))
-        .map(({ memory, score }) => ({ ...memory, score })),
+      memories: ranked.filter((entry) => carried.has(entry.memory.id)).map(withScore),
     };
   }
 
   /** The profile's `limit` best candidates, with their scores. */
   private rank(row: LoadedProfile, limit: number): ScoredMemory[] {
-    return this.scored(row, limit).map(({ memory, score }) => ({ ...memory, score }));
+    return this.scored(row, limit).map(withScore);
   }
 
   /** `rank` without copying each memory to add its score, for the chat path that needs only the order. */

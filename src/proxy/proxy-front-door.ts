@@ -1,4 +1,12 @@
-import { CanActivate, ForbiddenException, Injectable, Logger, RequestMethod, Type } from '@nestjs/common';
+import {
+  CanActivate,
+  ForbiddenException,
+  HttpStatus,
+  Injectable,
+  Logger,
+  RequestMethod,
+  Type,
+} from '@nestjs/common';
 import {
   EXCEPTION_FILTERS_METADATA,
   GUARDS_METADATA,
@@ -23,6 +31,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AllExceptionsFilter } from '../common/all-exceptions.filter';
+import { ApiError } from '../common/api-error';
 import { GLOBAL_GUARDS } from '../common/common.module';
 import { runWithRequestLogger } from '../logging/http-logger';
 import { ProxyController } from './proxy.controller';
@@ -64,7 +73,7 @@ const CLASS_EXTRAS = [
 
 /**
  * The proxy's POST routes, served from the HTTP server ahead of Express's router and Nest's route
- * handling, which together cost a proxied chat about a quarter of its CPU. A request runs the same
+ * handling, which together cost a proxied chat 10 to 13 % of its CPU. A request runs the same
  * steps in the same order: the edge middleware that configureApp gives Express (request id and log
  * line, metrics, security headers, CORS, body parsing), the request's logger bound as nestjs-pino binds
  * it, the global guards (rate limit, API key) with the controller's own metadata, the controller's
@@ -85,11 +94,6 @@ export class ProxyFrontDoor {
     private readonly moduleRef: ModuleRef,
   ) {
     this.routes = new Map(directRoutes(ProxyController).map((route) => [route.path, route]));
-  }
-
-  /** The paths answered here, for the docs and the tests. */
-  get paths(): string[] {
-    return [...this.routes.keys()];
   }
 
   /**
@@ -155,9 +159,12 @@ export class ProxyFrontDoor {
         res.destroy();
         return;
       }
-      res.status(500).json({
-        error: { message: 'An unexpected error occurred.', type: 'server_error', code: 'internal_error' },
-      });
+      const error = new ApiError(
+        HttpStatus.INTERNAL_SERVER_ERROR,
+        'internal_error',
+        'An unexpected error occurred.',
+      );
+      res.status(error.status).json(error.toEnvelope());
     }
   }
 }
