@@ -182,6 +182,35 @@ describeOnServer('Held contexts across replicas (skipped without DATABASE_URL)',
     await eventually(async () => (await contextText(reader, profileId)).includes('vegan'));
   });
 
+  it("counts a replica's own write once: a copy heard later on another connection does not void a read that saw it", async () => {
+    const feed = writer.app.get(ProfileChangeFeed);
+    const [own, theirs] = [await cookingProfile(writer), await cookingProfile(writer)];
+    await eventually(async () => feed.isLive);
+    for (let i = 0; i < 10; i++) {
+      // several pooled connections, each listening, are open while the statement commits
+      await Promise.all(Array.from({ length: 4 }, () => writer.dataSource.query(`SELECT pg_sleep(0.01)`)));
+      await writer.dataSource.query(`UPDATE memories SET importance = 0.5 WHERE profile_id = $1`, [own]);
+      const token = feed.token()!;
+      // notifications reach each session in commit order: once the listener heard this one, it heard the write's
+      await outside.query(`UPDATE memories SET importance = 0.5 WHERE profile_id = $1`, [theirs]);
+      await eventually(async () => !feed.unchangedSince(theirs, token));
+      expect(feed.unchangedSince(own, token)).toBe(true);
+    }
+  });
+
+  it('voids every earlier moment when one of its pooled connections is cut (a commit it made may go unheard)', async () => {
+    const feed = writer.app.get(ProfileChangeFeed);
+    await eventually(async () => feed.isLive);
+    const [{ pid }] = (await writer.dataSource.query(`SELECT pg_backend_pid() AS pid`)) as Array<{
+      pid: number;
+    }>;
+    const token = feed.token()!;
+    await outside.query(`SELECT pg_terminate_backend($1)`, [pid]);
+    await eventually(async () => !feed.unchangedSince('any profile', token));
+    // the pool opens a new connection for the next statement
+    await writer.dataSource.query(`SELECT 1`);
+  });
+
   it('confirms every held context with the database while its change listener is down, and trusts again once it is back', async () => {
     const profileId = await cookingProfile(writer);
     await contextText(reader, profileId);

@@ -45,6 +45,18 @@ describe('ProfileChangeFeed', () => {
     expect(feed.unchangedSince('last', recent)).toBe(false);
   });
 
+  it("on a server, a pooled connection counts its own session's changes only", () => {
+    const feed = new ProfileChangeFeed({ databaseUrl: 'postgres://127.0.0.1:1/none' } as AppConfig);
+    (feed as unknown as { live: boolean }).live = true;
+    const client = new feed.Client() as Client & { processID: number };
+    client.processID = 7;
+    const token = feed.token()!;
+    client.emit('notification', { processId: 8, channel: PROFILE_CHANGES_CHANNEL, payload: 'theirs' });
+    expect(feed.unchangedSince('theirs', token)).toBe(true);
+    client.emit('notification', { processId: 7, channel: PROFILE_CHANGES_CHANNEL, payload: 'mine' });
+    expect(feed.unchangedSince('mine', token)).toBe(false);
+  });
+
   it('on a server, hands out no moment until its listener listens', () => {
     const feed = new ProfileChangeFeed({ databaseUrl: 'postgres://127.0.0.1:1/none' } as AppConfig);
     expect(feed.isLive).toBe(false);

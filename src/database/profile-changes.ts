@@ -31,9 +31,14 @@ export const CHANGE_LISTENER_APPLICATION_NAME = 'profile-memory-service-changes'
  * Every pooled connection of this process listens (`Client`), and PostgreSQL hands a session its own
  * notifications before the COMMIT's answer: a write made by this process is known here before its
  * transaction returns, so this process's next read sees it. On a server a dedicated connection also
- * listens all the time, for the other replicas' writes while the pools are idle; while it is not
- * connected (or misses its heartbeat) the feed is not live and no token holds, since changes may go
- * unheard. The embedded database is one session in this process, so every change passes through it.
+ * listens all the time, for the other sessions' writes; while it is not connected (or misses its
+ * heartbeat) the feed is not live and no token holds, since changes may go unheard.
+ *
+ * Every listening session receives every notification, so each change is counted once, by the session
+ * that made it when that is one of this process's pooled connections, by the dedicated listener
+ * otherwise. A copy counted again a moment later would mark the profile changed after the token of a
+ * read that already saw the change, and the held copy would be confirmed for nothing. The embedded
+ * database is one session in this process, so every change passes through it.
  */
 @Injectable()
 export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -47,13 +52,26 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
   /** Changes up to this sequence are no longer in `changedAt`. */
   private forgottenThrough = 0;
   private listener: Client | null = null;
+  /** The server process ids of this process's pooled connections: their changes are counted as they make them. */
+  private readonly ownSessions = new Set<number>();
   private queueUsage: number | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.live = config.databaseUrl === null;
-    this.Client = listeningClientClass((message) => this.onNotification(message));
+    this.Client = listeningClientClass({
+      connected: (session) => this.ownSessions.add(session),
+      heard: (message, session) => {
+        // on a server the dedicated listener counts the other sessions' changes
+        if (config.databaseUrl === null || message.processId === session) this.onNotification(message);
+      },
+      lost: (session, error) => {
+        this.ownSessions.delete(session);
+        // a COMMIT's notification may have been lost with the connection, and its copy was ignored
+        if (error) this.epoch++;
+      },
+    });
   }
 
   /** Now, for `unchangedSince`; null when the feed is not live (nothing read now may be trusted later). */
@@ -141,6 +159,9 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
     };
     listener.on('error', fail);
     listener.on('end', () => fail(new Error('connection ended')));
+    listener.on('notification', (message: Notification) => {
+      if (!this.ownSessions.has(message.processId)) this.onNotification(message);
+    });
     const heartbeat = (): void => {
       listener.query<{ usage: number }>('SELECT pg_notification_queue_usage() AS usage').then(({ rows }) => {
         this.queueUsage = rows[0].usage;
@@ -155,15 +176,25 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
   }
 }
 
+/** What the feed learns from its pools' connections, each named by its server process id. */
+interface PooledSessionEvents {
+  connected(session: number): void;
+  heard(message: Notification, session: number | null): void;
+  lost(session: number, error: Error | undefined): void;
+}
+
 /**
- * A pg client class that listens on PROFILE_CHANGES_CHANNEL once connected, and hands every
- * notification to `onNotification`. Passed to pg pools as their `Client`.
+ * A pg client class that listens on PROFILE_CHANGES_CHANNEL once connected, and tells `events` of its
+ * session and of every notification it hears. Passed to pg pools as their `Client`.
  */
-function listeningClientClass(onNotification: (message: Notification) => void): typeof Client {
+function listeningClientClass(events: PooledSessionEvents): typeof Client {
   return class ListeningClient extends Client {
+    /** Set by node-postgres from the server's BackendKeyData (null on the embedded database). */
+    declare readonly processID: number | null;
+
     constructor(config?: string | ClientConfig) {
       super(config);
-      this.on('notification', onNotification);
+      this.on('notification', (message: Notification) => events.heard(message, this.processID));
     }
 
     override connect(): Promise<Client>;
@@ -171,13 +202,26 @@ function listeningClientClass(onNotification: (message: Notification) => void): 
     override connect(callback?: (error: Error | null, client?: Client) => void): Promise<Client> | void {
       const listening = super
         .connect()
-        .then(() => this.query(`LISTEN ${PROFILE_CHANGES_CHANNEL}`))
+        .then(() => {
+          this.noteSession();
+          return this.query(`LISTEN ${PROFILE_CHANGES_CHANNEL}`);
+        })
         .then(() => this as Client);
       if (!callback) return listening;
       listening.then(
         (client) => callback(null, client),
         (error: Error) => callback(error),
       );
+    }
+
+    /** Before the LISTEN: the session's own notifications are counted from its first statement on. */
+    private noteSession(): void {
+      const session = this.processID;
+      if (session === null) return;
+      events.connected(session);
+      let failure: Error | undefined;
+      this.on('error', (error: Error) => (failure ??= error));
+      this.once('end', () => events.lost(session, failure));
     }
   };
 }
