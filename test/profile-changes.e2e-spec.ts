@@ -28,7 +28,7 @@ async function contextText(t: TestApp, profileId: string): Promise<string> {
   return res.body.text as string;
 }
 
-async function eventually(check: () => Promise<boolean>): Promise<number> {
+async function eventually(check: () => boolean | Promise<boolean>): Promise<number> {
   const started = Date.now();
   while (!(await check())) {
     if (Date.now() - started > 3_000) throw new Error('not seen within 3 s');
@@ -185,7 +185,7 @@ describeOnServer('Held contexts across replicas (skipped without DATABASE_URL)',
   it("counts a replica's own write once: a copy heard later on another connection does not void a read that saw it", async () => {
     const feed = writer.app.get(ProfileChangeFeed);
     const [own, theirs] = [await cookingProfile(writer), await cookingProfile(writer)];
-    await eventually(async () => feed.isLive);
+    await eventually(() => feed.isLive);
     for (let i = 0; i < 10; i++) {
       // several pooled connections, each listening, are open while the statement commits
       await Promise.all(Array.from({ length: 4 }, () => writer.dataSource.query(`SELECT pg_sleep(0.01)`)));
@@ -193,20 +193,20 @@ describeOnServer('Held contexts across replicas (skipped without DATABASE_URL)',
       const token = feed.token()!;
       // notifications reach each session in commit order: once the listener heard this one, it heard the write's
       await outside.query(`UPDATE memories SET importance = 0.5 WHERE profile_id = $1`, [theirs]);
-      await eventually(async () => !feed.unchangedSince(theirs, token));
+      await eventually(() => !feed.unchangedSince(theirs, token));
       expect(feed.unchangedSince(own, token)).toBe(true);
     }
   });
 
   it('voids every earlier moment when one of its pooled connections is cut (a commit it made may go unheard)', async () => {
     const feed = writer.app.get(ProfileChangeFeed);
-    await eventually(async () => feed.isLive);
+    await eventually(() => feed.isLive);
     const [{ pid }] = (await writer.dataSource.query(`SELECT pg_backend_pid() AS pid`)) as Array<{
       pid: number;
     }>;
     const token = feed.token()!;
     await outside.query(`SELECT pg_terminate_backend($1)`, [pid]);
-    await eventually(async () => !feed.unchangedSince('any profile', token));
+    await eventually(() => !feed.unchangedSince('any profile', token));
     // the pool opens a new connection for the next statement
     await writer.dataSource.query(`SELECT 1`);
   });
