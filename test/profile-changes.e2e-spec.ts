@@ -201,9 +201,7 @@ describeOnServer('Held contexts across replicas (skipped without DATABASE_URL)',
   it('voids every earlier moment when one of its pooled connections is cut (a commit it made may go unheard)', async () => {
     const feed = writer.app.get(ProfileChangeFeed);
     await eventually(() => feed.isLive);
-    const [{ pid }] = (await writer.dataSource.query(`SELECT pg_backend_pid() AS pid`)) as Array<{
-      pid: number;
-    }>;
+    const [{ pid }] = await writer.dataSource.query<Array<{ pid: number }>>(`SELECT pg_backend_pid() AS pid`);
     const token = feed.token()!;
     await outside.query(`SELECT pg_terminate_backend($1)`, [pid]);
     await eventually(() => !feed.unchangedSince('any profile', token));
