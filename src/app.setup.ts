@@ -9,6 +9,7 @@ import { AppModule } from './app.module';
 import { APP_TITLE, APP_VERSION } from './app-info';
 import { jsonBodyParser } from './common/body-parsing';
 import { corsOptions } from './common/cors-options';
+import { ExpressHttpAdapter } from './common/http-adapter';
 import { securityHeaders } from './common/security-headers';
 import { AppConfig, loadConfig } from './config/app-config';
 import { APP_CONFIG } from './config/config.module';
@@ -27,7 +28,7 @@ import { ProxyFrontDoor } from './proxy/proxy-front-door';
 export async function createApp(
   logger: LoggerService = createStartupLogger(loadConfig(process.env)),
 ): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, new ExpressHttpAdapter(), {
     bodyParser: false,
     logger,
     abortOnError: false,

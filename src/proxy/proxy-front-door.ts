@@ -238,7 +238,8 @@ function pathOf(url: string | undefined): string {
 
 /**
  * The request and response as Express hands them to its middleware: Express's prototypes (`req.ip`
- * with TRUST_PROXY, `res.status`, `res.json`) and the fields it sets.
+ * with TRUST_PROXY, `res.status`, `res.json`) and the fields it sets. The server built by
+ * ExpressHttpAdapter creates them with those prototypes, which makes the assignment a no-op.
  */
 function adopt(express: ExpressPrototypes, req: IncomingMessage, res: ServerResponse): Request {
   Object.setPrototypeOf(req, express.request);
