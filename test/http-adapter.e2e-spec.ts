@@ -13,7 +13,7 @@ describe('Requests and responses created as Express’s', () => {
   beforeAll(async () => {
     t = await startProxiedTestApp();
     const express = t.app.getHttpAdapter().getInstance<Express>();
-    const server = t.app.getHttpServer() as Server;
+    const server = t.app.getHttpServer();
     server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
       const created =
         Object.getPrototypeOf(req) === express.request && Object.getPrototypeOf(res) === express.response;
