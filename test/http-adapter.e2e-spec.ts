@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startProxiedTestApp, ProxiedTestApp } from './support/test-app';
 
 /**
