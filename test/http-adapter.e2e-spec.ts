@@ -12,7 +12,7 @@ describe('Requests and responses created as Express’s', () => {
 
   beforeAll(async () => {
     t = await startProxiedTestApp();
-    const express = t.app.getHttpAdapter().getInstance<Express>();
+    const express: Express = t.app.getHttpAdapter().getInstance();
     const server = t.app.getHttpServer();
     server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
       const created =
