@@ -51,7 +51,7 @@ export function buildContextText(
   const traitKeys: string[] = [];
   if (traits.length > 0) lines.push('Traits:');
   for (const trait of traits) {
-    lines.push(`- ${asData(renderTemplate(trait.template, trait.value))}`);
+    lines.push(traitLine(trait));
     traitKeys.push(trait.key);
   }
 
@@ -115,6 +115,27 @@ export function renderTemplate(template: string, value: unknown): string {
         ? value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join(', ')
         : JSON.stringify(value);
   return template.split('{{value}}').join(rendered);
+}
+
+/** Trait lines written recently, by template and then string value: a user's traits go into every chat. */
+const traitLines = new Map<string, Map<string, string>>();
+
+/** A trait's line: its template filled in, as data. */
+function traitLine(trait: ContextTrait): string {
+  if (typeof trait.value !== 'string') return `- ${asData(renderTemplate(trait.template, trait.value))}`;
+  let byValue = traitLines.get(trait.template);
+  if (byValue === undefined) {
+    if (traitLines.size >= REMEMBERED_LINES) traitLines.clear();
+    byValue = new Map();
+    traitLines.set(trait.template, byValue);
+  }
+  let line = byValue.get(trait.value);
+  if (line === undefined) {
+    line = `- ${asData(renderTemplate(trait.template, trait.value))}`;
+    if (byValue.size >= REMEMBERED_LINES) byValue.clear();
+    byValue.set(trait.value, line);
+  }
+  return line;
 }
 
 /** Memory lines written recently, by memory id: the same memories go into a user's chats again and again. */

@@ -357,7 +357,24 @@ function merged(row: ContextStatementRow, standing: StandingContext): RetrievedM
   return [...brought, ...standing.memories.filter((memory) => !ids.has(memory.id))];
 }
 
+/**
+ * A held profile's traits are the same array from one chat to the next, and so are the schemas in force
+ * without per-request overrides: the traits made from them are kept with the stored array.
+ */
+const injectableByStored = new WeakMap<object, { schemas: TraitSchema[]; traits: ContextTrait[] }>();
+
 function injectableTraits(
+  stored: Array<{ key: string; value: unknown }>,
+  schemas: TraitSchema[],
+): ContextTrait[] {
+  const known = injectableByStored.get(stored);
+  if (known?.schemas === schemas) return known.traits;
+  const traits = traitsToInject(stored, schemas);
+  injectableByStored.set(stored, { schemas, traits });
+  return traits;
+}
+
+function traitsToInject(
   stored: Array<{ key: string; value: unknown }>,
   schemas: TraitSchema[],
 ): ContextTrait[] {

@@ -66,31 +66,37 @@ export function scoreAndRankMemories<T extends RankCandidate>(
   weights = DEFAULT_RANKING_WEIGHTS,
 ): Array<{ memory: T; score: number }> {
   const relevance = relevanceOf(candidates, weights.semanticShare);
-  const scored = candidates.map((memory, index) => ({
-    memory,
-    score: scoreMemory(memory, relevance[index], now, weights),
-  }));
-  // a memory found next to a match is evidence by association: it never outranks that match
-  const scoreOf = new Map(scored.map((entry) => [entry.memory.id, entry.score]));
-  for (const entry of scored) {
-    const anchorScore = entry.memory.anchorId ? scoreOf.get(entry.memory.anchorId) : undefined;
-    if (anchorScore !== undefined && entry.score >= anchorScore) entry.score = anchorScore - 1e-9;
+  const nowMs = now.getTime();
+  let anchored = false;
+  const scored = candidates.map((memory, index) => {
+    anchored ||= !!memory.anchorId;
+    return {
+      memory,
+      score: scoreMemory(memory, relevance[index], nowMs, weights),
+      createdMs: memory.createdAt.getTime(),
+    };
+  });
+  if (anchored) {
+    // a memory found next to a match is evidence by association: it never outranks that match
+    const scoreOf = new Map(scored.map((entry) => [entry.memory.id, entry.score]));
+    for (const entry of scored) {
+      const anchorScore = entry.memory.anchorId ? scoreOf.get(entry.memory.anchorId) : undefined;
+      if (anchorScore !== undefined && entry.score >= anchorScore) entry.score = anchorScore - 1e-9;
+    }
   }
-  return scored.sort(
-    (a, b) =>
-      b.score - a.score ||
-      b.memory.createdAt.getTime() - a.memory.createdAt.getTime() ||
-      a.memory.id.localeCompare(b.memory.id),
+  scored.sort(
+    (a, b) => b.score - a.score || b.createdMs - a.createdMs || a.memory.id.localeCompare(b.memory.id),
   );
+  return scored;
 }
 
 /** Each candidate's relevance in [0, 1], in the order given. */
 export function relevanceOf(candidates: readonly RankCandidate[], semanticShare = 0.5): number[] {
   const text = scaledToBest(candidates.map((candidate) => candidate.textRank));
+  if (candidates.every((candidate) => candidate.vectorSimilarity === null)) return text;
   const similarities = candidates
     .map((candidate) => candidate.vectorSimilarity)
     .filter((similarity): similarity is number => similarity !== null);
-  if (similarities.length === 0) return text;
   const least = Math.min(...similarities);
   const spread = Math.max(...similarities) - least;
   return candidates.map((candidate, index) => {
@@ -101,18 +107,21 @@ export function relevanceOf(candidates: readonly RankCandidate[], semanticShare 
 }
 
 function scaledToBest(values: number[]): number[] {
-  const best = Math.max(0, ...values);
-  return values.map((value) => (best > 0 ? value / best : 0));
+  let best = 0;
+  for (const value of values) if (value > best) best = value;
+  return best > 0 ? values.map((value) => value / best) : values.fill(0);
 }
 
+/** `now` in milliseconds since the epoch, or as a Date. */
 export function scoreMemory(
   candidate: RankCandidate,
   relevance: number,
-  now: Date,
+  now: Date | number,
   weights: RankingWeights,
 ): number {
   const lastUsed = Math.max(candidate.createdAt.getTime(), candidate.lastAccessedAt?.getTime() ?? 0);
-  const ageDays = Math.max(0, (now.getTime() - lastUsed) / 86_400_000);
+  const nowMs = typeof now === 'number' ? now : now.getTime();
+  const ageDays = Math.max(0, (nowMs - lastUsed) / 86_400_000);
   const recency = Math.pow(0.5, ageDays / weights.recencyHalfLifeDays);
   return (
     weights.relevance * relevance +

@@ -10,12 +10,15 @@ import { isPlainObject } from '../common/json-values';
 @Injectable()
 export class TraitSchemaRegistry {
   private readonly schemas: ReadonlyMap<string, TraitSchema>;
+  /** One array for every caller (frozen: no caller may change it), so that work derived from it can be kept. */
+  private readonly list: TraitSchema[];
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     const list = config.traitSchemasFile
       ? loadTraitSchemasFile(config.traitSchemasFile)
       : DEFAULT_TRAIT_SCHEMAS;
     this.schemas = new Map(list.map((schema) => [schema.key, schema]));
+    this.list = Object.freeze([...this.schemas.values()]) as TraitSchema[];
   }
 
   get(key: string): TraitSchema | undefined {
@@ -23,7 +26,7 @@ export class TraitSchemaRegistry {
   }
 
   all(): TraitSchema[] {
-    return [...this.schemas.values()];
+    return this.list;
   }
 }
 
