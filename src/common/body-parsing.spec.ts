@@ -1,4 +1,9 @@
-import { jsonDepthExceeds } from './body-parsing';
+import express, { NextFunction, Request, Response } from 'express';
+import { request as httpRequest, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { ApiError } from './api-error';
+import { jsonBodyParser, jsonDepthExceeds } from './body-parsing';
 
 describe('jsonDepthExceeds', () => {
   const nested = (depth: number): unknown => {
@@ -20,5 +25,133 @@ describe('jsonDepthExceeds', () => {
 
   it('looks into every branch', () => {
     expect(jsonDepthExceeds({ shallow: 1, list: [1, 2, { deep: nested(70) }] }, 64)).toBe(true);
+  });
+});
+
+interface Outcome {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * The parser on a real server: bodies of a declared length within the limit are read by jsonBodyParser
+ * itself, chunked or compressed ones by body-parser. The same bytes sent both ways must come out alike.
+ */
+describe('jsonBodyParser', () => {
+  const LIMIT = 1000;
+  let server: Server;
+  let port: number;
+  const seen: Array<{ code: string | null }> = [];
+
+  beforeAll(async () => {
+    const app = express();
+    for (const handler of jsonBodyParser(LIMIT)) app.use(handler);
+    app.post('/', (req: Request, res: Response) => {
+      seen.push({ code: null });
+      res.json({ parsed: req.body as unknown });
+    });
+    app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+      const code = error instanceof ApiError ? error.code : 'not_an_api_error';
+      seen.push({ code });
+      res.status(error instanceof ApiError ? error.status : 500).json({ code });
+    });
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** Sends `parts` (written one by one) with a Content-Length, or chunked, or gzipped. */
+  function send(
+    parts: Buffer[],
+    how: 'declared' | 'chunked' | 'gzip',
+    headers: Record<string, string> = {},
+  ): Promise<Outcome> {
+    const whole = Buffer.concat(parts);
+    const framing: Record<string, string> =
+      how === 'declared'
+        ? { 'content-length': String(whole.length) }
+        : how === 'chunked'
+          ? { 'transfer-encoding': 'chunked' }
+          : { 'content-encoding': 'gzip', 'content-length': String(gzipSync(whole).length) };
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        {
+          port,
+          method: 'POST',
+          path: '/',
+          headers: { 'content-type': 'application/json', ...framing, ...headers },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode!,
+              body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown,
+            }),
+          );
+        },
+      );
+      req.on('error', reject);
+      if (how === 'gzip') req.end(gzipSync(whole));
+      else {
+        for (const part of parts) req.write(part);
+        req.end();
+      }
+    });
+  }
+
+  const bodies: Array<[string, Buffer[]]> = [
+    ['an object', [Buffer.from('{"a":1,"b":[true,null,"x"]}')]],
+    ['an object with a byte order mark', [Buffer.from('\uFEFF{"a":"b"}')]],
+    ['an array', [Buffer.from('[1,2]')]],
+    ['empty', [Buffer.alloc(0)]],
+    ['white space only', [Buffer.from('  \n\t ')]],
+    ['a string', [Buffer.from('"text"')]],
+    ['a number after white space', [Buffer.from('  42')]],
+    ['malformed', [Buffer.from('{"a":')]],
+    ['an object after white space', [Buffer.from('\r\n {"a":"b"}')]],
+    [
+      'a character cut between two writes',
+      [Buffer.from('{"word":"caf\xc3', 'latin1'), Buffer.from('\xa9 😀"}', 'latin1')],
+    ],
+    ['invalid UTF-8', [Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])]],
+    ['a lone byte order mark', [Buffer.from('\uFEFF')]],
+  ];
+
+  it.each(bodies)('reads %s as body-parser does', async (_label, parts) => {
+    const declared = await send(parts, 'declared');
+    expect(await send(parts, 'chunked')).toEqual(declared);
+    expect(await send(parts, 'gzip')).toEqual(declared);
+  });
+
+  it('reads a body split across writes, and refuses one over the limit either way with 413', async () => {
+    const text = JSON.stringify({ text: 'é'.repeat(200) });
+    const parts = [Buffer.from(text).subarray(0, 101), Buffer.from(text).subarray(101)];
+    expect(await send(parts, 'declared')).toEqual({ status: 200, body: { parsed: JSON.parse(text) } });
+    const large = [Buffer.from(JSON.stringify({ text: 'x'.repeat(LIMIT) }))];
+    expect(await send(large, 'declared')).toEqual({ status: 413, body: { code: 'payload_too_large' } });
+    expect(await send(large, 'chunked')).toEqual({ status: 413, body: { code: 'payload_too_large' } });
+  });
+
+  it('answers a body cut off before its declared length with request_aborted, once', async () => {
+    seen.length = 0;
+    await new Promise<void>((resolve) => {
+      const req = httpRequest({
+        port,
+        method: 'POST',
+        path: '/',
+        headers: { 'content-type': 'application/json', 'content-length': '100' },
+      });
+      req.on('error', () => resolve());
+      req.write('{"a":');
+      setTimeout(() => req.destroy(), 50);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen).toEqual([{ code: 'request_aborted' }]);
   });
 });
