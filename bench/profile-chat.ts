@@ -9,7 +9,8 @@ import { ServiceProcess } from './service-process';
 /**
  * `node dist/bench/profile-chat.js`: the service under chat load with --cpu-prof, and where its time
  * went during the load (not its start and the seeding), by function and by package (self time). DATABASE_URL picks the server, else the embedded
- * database; PROFILE_REQUESTS (default 6000) the load.
+ * database; PROFILE_REQUESTS (default 6000) the load; PROFILE_LOG_LEVEL (default warn) the service's
+ * log level (`info` writes its line per request, as the throughput suite runs it).
  */
 async function main(): Promise<void> {
   const upstream = await startBenchUpstream();
@@ -22,8 +23,11 @@ async function main(): Promise<void> {
       EXTRACTOR: 'heuristic',
       RATE_LIMIT_PER_MINUTE: '0',
       DATA_DIR: process.env.DATABASE_URL ? undefined : mkdtempSync(join(tmpdir(), 'pms-prof-data-')),
+      LOG_LEVEL: process.env.PROFILE_LOG_LEVEL ?? 'warn',
     },
     ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    // the request lines go to a file, as the throughput suite writes them
+    { stdoutFile: join(dir, 'service.log') },
   );
   const call = (path: string, body: unknown, method = 'POST') =>
     fetch(`${service.url}${path}`, {
