@@ -58,16 +58,14 @@ export async function benchThroughput(
   scale: number,
 ): Promise<ThroughputReport> {
   const requests = Math.max(1000, Math.round(4000 * scale));
-  // the embedded database's table upkeep (its autovacuum) checks every second, so that it has
-  // analyzed the seeded tables before the first round, as it would have a minute later in production
   // at the default log level, writing its line per request to a file as a log collector would read it
   const logDir = mkdtempSync(join(tmpdir(), 'pms-bench-log-'));
-  const logFile = join(logDir, 'service.log');
-  const service = await ServiceProcess.start(
-    { ...serviceEnv, DB_MAINTENANCE_INTERVAL_MS: '1000', LOG_LEVEL: 'info' },
-    [],
-    { stdoutFile: logFile },
-  );
+  const logFiles: string[] = [];
+  const startService = () => {
+    logFiles.push(join(logDir, `service-${logFiles.length}.log`));
+    return ServiceProcess.start({ ...serviceEnv, LOG_LEVEL: 'info' }, [], { stdoutFile: logFiles.at(-1) });
+  };
+  let service = await startService();
   const floor = await startFloorRelay(upstreamUrl, serviceEnv.DATABASE_URL);
   const onServer = serviceEnv.DATABASE_URL !== undefined;
   // CPU from the start of the load until the work it left behind (turns to store, extraction) is done
@@ -91,7 +89,15 @@ export async function benchThroughput(
   const quiet = () => waitForQuiet(service.url);
   try {
     await seed(service.url);
-    await settleStatistics(serviceEnv.DATABASE_URL);
+    if (onServer) {
+      await analyzeServer(serviceEnv.DATABASE_URL!);
+    } else {
+      // The embedded database's table upkeep (its autovacuum) runs at boot and every minute: a restart
+      // analyzes the seeded tables, as the upkeep would have within a minute in production, and the
+      // rounds run at the production interval.
+      await service.stop();
+      service = await startService();
+    }
     const upstreamOrigin = upstreamUrl.replace(/\/v1$/, '');
     const chat =
       (options: { stream: boolean; skipExtraction: boolean; oneUser: boolean }) => (i: number) => ({
@@ -209,7 +215,7 @@ export async function benchThroughput(
     const served = medianRound(serialRounds.service);
     return {
       rows,
-      requestLogLines: countRequestLines(logFile),
+      requestLogLines: logFiles.map(countRequestLines).reduce((sum, lines) => sum + lines, 0),
       sustained: { service: medianRound(sustainedRounds), eventLoopLagMaxMs: lagMaxMs },
       serial: {
         direct,
@@ -283,15 +289,10 @@ async function waitForQuiet(serviceUrl: string): Promise<void> {
 }
 
 /**
- * Statistics as a running database has them: freshly seeded tables have none until autovacuum (or, on
- * the embedded database, the service's table upkeep) analyzes them, and plans made without them are
- * not the ones production runs.
+ * Statistics as a running server has them: freshly seeded tables have none until autovacuum analyzes
+ * them, and plans made without them are not the ones production runs.
  */
-async function settleStatistics(databaseUrl: string | undefined): Promise<void> {
-  if (!databaseUrl) {
-    await new Promise((resolve) => setTimeout(resolve, 2500));
-    return;
-  }
+async function analyzeServer(databaseUrl: string): Promise<void> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
