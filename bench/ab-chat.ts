@@ -20,7 +20,7 @@ interface Round {
 /**
  * `node dist/bench/ab-chat.js`: two builds of the service side by side on the PostgreSQL server, each on
  * a database of its own seeded as the throughput suite seeds it, under the same chat load (32
- * connections, 100 users, `skipExtraction` unless AB_LEARN=1) in rounds that alternate A and B, so that
+ * connections, 100 users, `skipExtraction` unless AB_LEARN=1, streamed with AB_STREAM=1) in rounds that alternate A and B, so that
  * both see the same machine. A is this build; B is AB_B_MAIN (another build's main.js), AB_B_NODE_ARGS
  * (e.g. `--max-semi-space-size=32`) and/or AB_B_ENV (e.g. `DATABASE_CONTEXT_POOL_SIZE=4`, space
  * separated), all at LOG_LEVEL=warn. AB_ROUNDS (default 6) and AB_REQUESTS (default 4000)
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
   const rounds = Number(process.env.AB_ROUNDS ?? '6');
   const requests = Number(process.env.AB_REQUESTS ?? '4000');
   const skipExtraction = process.env.AB_LEARN !== '1';
+  const stream = process.env.AB_STREAM === '1';
   const upstream = await startBenchUpstream();
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
       headers: { 'x-service-id': `bench-user-${i % USERS}` },
       body: {
         model: 'bench-model',
+        stream,
         ...(skipExtraction ? { service: { skipExtraction: true } } : {}),
         messages: [
           { role: 'user', content: `What should I cook tonight, given what you know about me? (${i})` },
@@ -73,14 +75,24 @@ async function main(): Promise<void> {
       },
     });
     for (const name of ['a', 'b'] as const) {
-      await runLoad(services[name].url, 'warm-up', { requests: 2000, concurrency: CONNECTIONS, next });
+      await runLoad(services[name].url, 'warm-up', {
+        requests: 2000,
+        concurrency: CONNECTIONS,
+        next,
+        firstChunk: stream,
+      });
     }
     const results: Record<'a' | 'b', Round[]> = { a: [], b: [] };
     for (let r = 0; r < rounds; r++) {
       for (const name of r % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
         const service = services[name];
         const before = { node: processCpuMs(service.pid), postgres: postgresCpuMs() };
-        const load = await runLoad(service.url, name, { requests, concurrency: CONNECTIONS, next });
+        const load = await runLoad(service.url, name, {
+          requests,
+          concurrency: CONNECTIONS,
+          next,
+          firstChunk: stream,
+        });
         await new Promise((resolve) => setTimeout(resolve, 300));
         results[name].push({
           throughput: load.throughput,
@@ -100,6 +112,7 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       b: { main: process.env.AB_B_MAIN ?? null, nodeArgs: process.env.AB_B_NODE_ARGS ?? null, env: bEnv() },
       skipExtraction,
+      stream,
       requests,
       rounds: results,
       median: { a: summary(results.a), b: summary(results.b) },

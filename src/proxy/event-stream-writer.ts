@@ -16,8 +16,14 @@ const KEEP_ALIVE = ': keep-alive\n\n';
  * longer than the idle timeout, and sends keep-alive comments while the upstream is silent (long
  * thinking phases), so that proxies and clients do not give up on a quiet stream. A comment is only
  * written between two events, never inside one that the upstream sent in pieces.
+ *
+ * What is written in one turn of the event loop (the headers and the first events, or events that
+ * arrived together) leaves in one send: the response is corked until the turn's I/O has been handled
+ * (`setImmediate`). Each send is a system call, which on a short answer cost more than the rest of the
+ * relay's work per event.
  */
 export class EventStreamWriter {
+  private corked = false;
   private atEventBoundary = true;
   private lastWriteAt = Date.now();
   private readonly keepAliveTimer: NodeJS.Timeout | undefined;
@@ -34,6 +40,7 @@ export class EventStreamWriter {
     res.setHeader('content-type', 'text/event-stream; charset=utf-8');
     res.setHeader('cache-control', 'no-cache');
     res.setHeader('x-accel-buffering', 'no');
+    this.holdForThisTurn();
     res.flushHeaders();
     if (timing.keepAliveMs > 0) {
       this.keepAliveTimer = setInterval(() => this.keepAlive(), Math.max(10, timing.keepAliveMs / 4));
@@ -47,6 +54,7 @@ export class EventStreamWriter {
     if (this.client.gone || this.client.res.writableEnded) return false;
     this.atEventBoundary = endsEvent(piece);
     this.lastWriteAt = Date.now();
+    this.holdForThisTurn();
     if (this.client.res.write(piece)) return true;
     const outcome = await waitForDrain(this.client.res, this.timing.idleTimeoutMs);
     if (outcome === 'timeout') this.client.cut();
@@ -62,6 +70,18 @@ export class EventStreamWriter {
 
   stop(): void {
     clearInterval(this.keepAliveTimer);
+  }
+
+  /** Corks the response until the current turn's other writes are done (ending it sends at once). */
+  private holdForThisTurn(): void {
+    if (this.corked) return;
+    this.corked = true;
+    const { res } = this.client;
+    res.cork();
+    setImmediate(() => {
+      this.corked = false;
+      if (!res.writableEnded) res.uncork();
+    });
   }
 
   private keepAlive(): void {
