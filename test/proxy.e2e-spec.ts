@@ -494,6 +494,28 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
     });
   });
 
+  describe('a client that leaves while the upstream has not answered', () => {
+    it('aborts the upstream request', async () => {
+      fake.script({ kind: 'hang' });
+      const before = fake.requests.length;
+      const controller = new AbortController();
+      const sent = fetch(`${t.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${SERVICE_KEY}`,
+          'x-service-id': nextUser(),
+        },
+        body: JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: 'x' }] }),
+        signal: controller.signal,
+      }).catch(() => undefined);
+      await fake.waitForRequests(before + 1);
+      controller.abort();
+      await sent;
+      await fake.waitForClientClose(before, 5_000);
+    });
+  });
+
   describe('upstream failures before the first byte', () => {
     it.each([400, 401, 404, 429, 500, 503])(
       'passes the upstream status %i and error body through, as an APIError in the client',

@@ -96,13 +96,16 @@ export class ContextService {
     this.held = new HeldContexts(config.context.cacheBytes);
   }
 
-  /** The profile of this user id (created on first use) and, unless skipped, its context for the question. */
+  /**
+   * The profile of this user id (created on first use) and, unless skipped, its context for the
+   * question. `signal` is asked for only when the question is embedded (the caller's may cost to make).
+   */
   async forChat(
     userId: string,
     schemas: TraitSchema[],
     question: string,
     skipInjection: boolean,
-    signal?: AbortSignal,
+    signal?: () => AbortSignal,
   ): Promise<{ profileId: string; context: BuiltContext }> {
     if (!skipInjection) {
       const built = await this.build(
@@ -176,10 +179,11 @@ export class ContextService {
     schemas: TraitSchema[],
     question: string,
     maxMemories: number,
-    signal?: AbortSignal,
+    signal?: () => AbortSignal,
   ): Promise<BuiltForQuestion | null> {
     const perSource = maxMemories > 0 ? Math.max(CANDIDATES_PER_SOURCE, maxMemories) : 0;
-    const vector = perSource > 0 ? await this.semantic.embedQuestion(question, signal) : null;
+    const vector =
+      perSource > 0 && this.semantic.enabled ? await this.semantic.embedQuestion(question, signal?.()) : null;
     const row = await this.loadProfile(profile, question, perSource, vector);
     if (!row) return null;
     const ranked = this.scored(row, maxMemories);

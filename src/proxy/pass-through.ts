@@ -29,8 +29,8 @@ export class PassThrough {
 
   async models(req: Request, res: Response): Promise<void> {
     const client = new ClientConnection(req, res);
-    const upstream = await this.upstream.send({ method: 'GET', path: '/models' }, req, client.signal);
-    const payload = upstream && (await this.upstream.read(upstream, client.signal));
+    const upstream = await this.upstream.send({ method: 'GET', path: '/models' }, req, client.cancellation);
+    const payload = upstream && (await this.upstream.read(upstream, client.cancellation));
     if (!upstream || payload === null) return;
     if (!this.anthropic) return send(res, upstream.status, relayHeaders(upstream.headers), payload);
     const parsed = parseJson(payload);
@@ -59,9 +59,9 @@ export class PassThrough {
     const upstream = await this.upstream.send(
       { method: 'POST', path: '/embeddings', body: body as object },
       req,
-      client.signal,
+      client.cancellation,
     );
-    const payload = upstream && (await this.upstream.read(upstream, client.signal));
+    const payload = upstream && (await this.upstream.read(upstream, client.cancellation));
     if (!upstream || payload === null) return;
     send(res, upstream.status, relayHeaders(upstream.headers), payload);
   }

@@ -56,7 +56,7 @@ export class RelayPipeline {
     const turn = protocol.parse(body, req.headers);
     const schemas = applyRequestSchemas(this.schemas.all(), turn.traitOverrides);
     const { profileId, context } = await this.context
-      .forChat(turn.userId, schemas, turn.question, turn.options.skipInjection, client.signal)
+      .forChat(turn.userId, schemas, turn.question, turn.options.skipInjection, () => client.signal)
       .catch((error: unknown) => {
         if (client.gone) return null;
         throw error;
@@ -71,7 +71,7 @@ export class RelayPipeline {
     const upstream = await this.upstream.send(
       { method: 'POST', path: exchange.path, body: upstreamBody, headers: forwardedHeaders(req, exchange) },
       req,
-      client.signal,
+      client.cancellation,
     );
     if (!upstream) return;
 
@@ -83,7 +83,7 @@ export class RelayPipeline {
     if (exchange.streams(upstream.status, upstream.headers, clientBody)) {
       await this.relayStream(client, exchange, upstream, clientBody, finish);
     } else {
-      const payload = await this.upstream.read(upstream, client.signal);
+      const payload = await this.upstream.read(upstream, client.cancellation);
       if (payload === null) return;
       const answer = exchange.answer(upstream.status, upstream.headers, payload, clientBody);
       res.status(answer.status);

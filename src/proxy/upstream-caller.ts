@@ -9,6 +9,7 @@ import {
   UpstreamClient,
   UpstreamError,
   UpstreamResponse,
+  UpstreamCancellation,
   UpstreamTimeoutError,
 } from '../upstream/upstream-client';
 import { upstreamFailureCause } from '../upstream/upstream-errors';
@@ -38,7 +39,7 @@ export class UpstreamCaller {
   async send(
     request: { method: 'GET' | 'POST'; path: string; body?: object; headers?: Record<string, string> },
     req: Request,
-    signal: AbortSignal,
+    signal: AbortSignal | UpstreamCancellation,
   ): Promise<UpstreamResponse | null> {
     try {
       const response = await this.upstream.send({
@@ -58,7 +59,7 @@ export class UpstreamCaller {
   }
 
   /** Reads a whole answer, within MAX_UPSTREAM_BODY_BYTES. */
-  async read(response: UpstreamResponse, signal: AbortSignal): Promise<Buffer | null> {
+  async read(response: UpstreamResponse, signal: AbortSignal | UpstreamCancellation): Promise<Buffer | null> {
     try {
       return await readWhole(response.body, MAX_UPSTREAM_BODY_BYTES);
     } catch (error) {

@@ -43,6 +43,18 @@ export interface UpstreamObservation {
 
 export type UpstreamObserver = (observation: UpstreamObservation) => void;
 
+/**
+ * What cancels a call besides an AbortSignal: an emitter of `abort` that says whether it was aborted and
+ * why, which undici takes as a signal (the proxy's client connection, cheaper than an AbortSignal).
+ */
+export interface UpstreamCancellation {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  on(event: 'abort', listener: () => void): unknown;
+  once(event: 'abort', listener: () => void): unknown;
+  removeListener(event: 'abort', listener: () => void): unknown;
+}
+
 export interface UpstreamRequest {
   method: 'GET' | 'POST';
   /** Appended to the base URL path, e.g. `/chat/completions`. A query string is allowed. */
@@ -50,7 +62,7 @@ export interface UpstreamRequest {
   body?: string | Buffer;
   /** Per-request key; wins over the configured one. */
   apiKey?: string;
-  signal?: AbortSignal;
+  signal?: AbortSignal | UpstreamCancellation;
   /** Extra request headers (e.g. `accept`); auth and hop-by-hop headers are ignored here. */
   headers?: Record<string, string>;
 }
