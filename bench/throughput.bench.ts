@@ -149,9 +149,11 @@ export async function benchThroughput(
           next: spec,
           firstChunk: options.stream,
         });
-      await load(upstreamOrigin, 'warm-up', plain, 300);
-      await load(floor.url, 'warm-up', plain, 300);
-      await load(service.url, 'warm-up', next, 500);
+      // as many requests as a round, for each: a round of the first row is otherwise partly the floor
+      // relay's JIT warm-up (it ran 15-20 % slower there than in the next rows, on the same requests)
+      await load(upstreamOrigin, 'warm-up', plain, requests);
+      await load(floor.url, 'warm-up', plain, requests);
+      await load(service.url, 'warm-up', next, requests);
       await quiet();
       const results = {
         direct: [] as LoadResult[],
