@@ -129,6 +129,17 @@ describe('jsonBodyParser', () => {
     expect(await send(parts, 'gzip')).toEqual(declared);
   });
 
+  it.each(['utf-8', 'UTF-8', '"utf-8"', 'utf8', 'latin1'])(
+    'gives a body with charset=%s the same outcome declared as chunked',
+    async (charset) => {
+      const parts = [Buffer.from('{"a":1}')];
+      const headers = { 'content-type': `application/json; charset=${charset}` };
+      const declared = await send(parts, 'declared', headers);
+      expect(await send(parts, 'chunked', headers)).toEqual(declared);
+      expect(declared.status).toBe(charset.toLowerCase().includes('utf-8') ? 200 : 415);
+    },
+  );
+
   it('reads a body split across writes, and refuses one over the limit either way with 413', async () => {
     const text = JSON.stringify({ text: 'é'.repeat(200) });
     const parts = [Buffer.from(text).subarray(0, 101), Buffer.from(text).subarray(101)];

@@ -32,8 +32,9 @@ export function jsonBodyParser(limitBytes: number): RequestHandler[] {
 }
 
 /**
- * The body's length when this parser reads it itself: a JSON body, not compressed, not chunked, of a
- * declared length within the limit, on a request whose body is still to come. Null for the rest.
+ * The body's length when this parser reads it itself: a JSON body in UTF-8 (no charset, or `utf-8`), not
+ * compressed, not chunked, of a declared length within the limit, on a request whose body is still to
+ * come. Null for the rest.
  */
 function declaredLengthWithin(req: Request, limitBytes: number): number | null {
   const { headers } = req;
@@ -43,6 +44,9 @@ function declaredLengthWithin(req: Request, limitBytes: number): number | null {
   }
   const encoding = headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return null;
+  // body-parser refuses every charset but `utf-…` ones, `utf8` among them (checkCharset passes it)
+  const charset = charsetOf(headers['content-type']!);
+  if (charset !== undefined && charset !== 'utf-8') return null;
   if (!/^\d{1,15}$/.test(declared) || req.complete || !req.readable) return null;
   const length = Number(declared);
   return length <= limitBytes ? length : null;

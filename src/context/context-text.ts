@@ -117,23 +117,30 @@ export function renderTemplate(template: string, value: unknown): string {
   return template.split('{{value}}').join(rendered);
 }
 
-/** Trait lines written recently, by template and then string value: a user's traits go into every chat. */
+/**
+ * Trait lines written recently, by template and then string value: a user's traits go into every chat.
+ * At most REMEMBERED_LINES lines in all (`traitLineCount`), then it starts again.
+ */
 const traitLines = new Map<string, Map<string, string>>();
+let traitLineCount = 0;
 
 /** A trait's line: its template filled in, as data. */
 function traitLine(trait: ContextTrait): string {
   if (typeof trait.value !== 'string') return `- ${asData(renderTemplate(trait.template, trait.value))}`;
-  let byValue = traitLines.get(trait.template);
-  if (byValue === undefined) {
-    if (traitLines.size >= REMEMBERED_LINES) traitLines.clear();
-    byValue = new Map();
-    traitLines.set(trait.template, byValue);
-  }
-  let line = byValue.get(trait.value);
+  let line = traitLines.get(trait.template)?.get(trait.value);
   if (line === undefined) {
     line = `- ${asData(renderTemplate(trait.template, trait.value))}`;
-    if (byValue.size >= REMEMBERED_LINES) byValue.clear();
+    if (traitLineCount >= REMEMBERED_LINES) {
+      traitLines.clear();
+      traitLineCount = 0;
+    }
+    let byValue = traitLines.get(trait.template);
+    if (byValue === undefined) {
+      byValue = new Map();
+      traitLines.set(trait.template, byValue);
+    }
     byValue.set(trait.value, line);
+    traitLineCount++;
   }
   return line;
 }
