@@ -57,6 +57,16 @@ describe('ProfileChangeFeed', () => {
     expect(feed.unchangedSince('mine', token)).toBe(false);
   });
 
+  it('on a server, a pooled connection that names no session counts every change it hears', () => {
+    const feed = new ProfileChangeFeed({ databaseUrl: 'postgres://127.0.0.1:1/none' } as AppConfig);
+    (feed as unknown as { live: boolean }).live = true;
+    const client = new feed.Client() as Client & { processID: number | null };
+    client.processID = null;
+    const token = feed.token()!;
+    client.emit('notification', { processId: 8, channel: PROFILE_CHANGES_CHANNEL, payload: 'heard' });
+    expect(feed.unchangedSince('heard', token)).toBe(false);
+  });
+
   it('on a server, hands out no moment until its listener listens', () => {
     const feed = new ProfileChangeFeed({ databaseUrl: 'postgres://127.0.0.1:1/none' } as AppConfig);
     expect(feed.isLive).toBe(false);

@@ -63,8 +63,11 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
     this.Client = listeningClientClass({
       connected: (session) => this.ownSessions.add(session),
       heard: (message, session) => {
-        // on a server the dedicated listener counts the other sessions' changes
-        if (config.databaseUrl === null || message.processId === session) this.onNotification(message);
+        // on a server the dedicated listener counts the other sessions' changes; a connection that
+        // names no session (a pooler in between) counts all it hears, its own changes among them
+        if (config.databaseUrl === null || session === null || message.processId === session) {
+          this.onNotification(message);
+        }
       },
       lost: (session, error) => {
         this.ownSessions.delete(session);
