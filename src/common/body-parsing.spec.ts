@@ -162,6 +162,9 @@ describe('jsonBodyParser', () => {
       req.write('{"a":');
       setTimeout(() => req.destroy(), 50);
     });
+    const deadline = Date.now() + 2_000;
+    while (seen.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    // and nothing more after it
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(seen).toEqual([{ code: 'request_aborted' }]);
   });

@@ -72,8 +72,8 @@ describe('rankMemories', () => {
       0.5, 1,
     ]);
     expect(relevanceOf([memory('a', { textRank: 10 }), memory('b', { textRank: 20 })])).toEqual([0.5, 1]);
-    expect(scoreMemory(memory('b'), 1, now, DEFAULT_RANKING_WEIGHTS)).toBeGreaterThan(
-      scoreMemory(memory('a'), 0.5, now, DEFAULT_RANKING_WEIGHTS),
+    expect(scoreMemory(memory('b'), 1, now.getTime(), DEFAULT_RANKING_WEIGHTS)).toBeGreaterThan(
+      scoreMemory(memory('a'), 0.5, now.getTime(), DEFAULT_RANKING_WEIGHTS),
     );
   });
 

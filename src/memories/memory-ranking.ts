@@ -112,15 +112,14 @@ function scaledToBest(values: number[]): number[] {
   return best > 0 ? values.map((value) => value / best) : values.fill(0);
 }
 
-/** `now` in milliseconds since the epoch, or as a Date. */
+/** `nowMs`: now, in milliseconds since the epoch. */
 export function scoreMemory(
   candidate: RankCandidate,
   relevance: number,
-  now: Date | number,
+  nowMs: number,
   weights: RankingWeights,
 ): number {
   const lastUsed = Math.max(candidate.createdAt.getTime(), candidate.lastAccessedAt?.getTime() ?? 0);
-  const nowMs = typeof now === 'number' ? now : now.getTime();
   const ageDays = Math.max(0, (nowMs - lastUsed) / 86_400_000);
   const recency = Math.pow(0.5, ageDays / weights.recencyHalfLifeDays);
   return (
