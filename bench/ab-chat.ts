@@ -5,10 +5,9 @@ import { startBenchUpstream } from './fake-upstream';
 import { runLoad } from './load';
 import { postgresCpuMs, processCpuMs } from './process-cpu';
 import { ServiceProcess } from './service-process';
-import { seed } from './throughput.bench';
+import { chatRequests, seed, waitForQuiet } from './throughput.bench';
 
 const CONNECTIONS = 32;
-const USERS = 100;
 
 interface Round {
   throughput: number;
@@ -20,7 +19,8 @@ interface Round {
 /**
  * `node dist/bench/ab-chat.js`: two builds of the service side by side on the PostgreSQL server, each on
  * a database of its own seeded as the throughput suite seeds it, under the same chat load (32
- * connections, 100 users, `skipExtraction` unless AB_LEARN=1, streamed with AB_STREAM=1) in rounds that alternate A and B, so that
+ * connections, 100 users, `skipExtraction` unless AB_LEARN=1, or for B only with AB_LEARN=b (the suite's
+ * turns, one in ten telling a fact), streamed with AB_STREAM=1) in rounds that alternate A and B, so that
  * both see the same machine. A is this build; B is AB_B_MAIN (another build's main.js), AB_B_NODE_ARGS
  * (e.g. `--max-semi-space-size=32`) and/or AB_B_ENV (e.g. `DATABASE_CONTEXT_POOL_SIZE=4`, space
  * separated), all at LOG_LEVEL=warn. AB_ROUNDS (default 6) and AB_REQUESTS (default 4000)
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const rounds = Number(process.env.AB_ROUNDS ?? '6');
   const requests = Number(process.env.AB_REQUESTS ?? '4000');
-  const skipExtraction = process.env.AB_LEARN !== '1';
+  const learns = { a: process.env.AB_LEARN === '1', b: ['1', 'b'].includes(process.env.AB_LEARN ?? '') };
   const stream = process.env.AB_STREAM === '1';
   const upstream = await startBenchUpstream();
   const admin = new Client({ connectionString: adminUrl });
@@ -61,24 +61,15 @@ async function main(): Promise<void> {
       await seed(services[name].url);
     }
     await admin.query('VACUUM ANALYZE');
-    const next = (i: number) => ({
-      method: 'POST' as const,
-      path: '/v1/chat/completions',
-      headers: { 'x-service-id': `bench-user-${i % USERS}` },
-      body: {
-        model: 'bench-model',
-        stream,
-        ...(skipExtraction ? { service: { skipExtraction: true } } : {}),
-        messages: [
-          { role: 'user', content: `What should I cook tonight, given what you know about me? (${i})` },
-        ],
-      },
-    });
+    const next = {
+      a: chatRequests({ stream, skipExtraction: !learns.a, oneUser: false }),
+      b: chatRequests({ stream, skipExtraction: !learns.b, oneUser: false }),
+    };
     for (const name of ['a', 'b'] as const) {
       await runLoad(services[name].url, 'warm-up', {
         requests: 2000,
         concurrency: CONNECTIONS,
-        next,
+        next: next[name],
         firstChunk: stream,
       });
     }
@@ -90,10 +81,12 @@ async function main(): Promise<void> {
         const load = await runLoad(service.url, name, {
           requests,
           concurrency: CONNECTIONS,
-          next,
+          next: next[name],
           firstChunk: stream,
         });
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // the work the round left (turns to store, extraction) is counted in its CPU, and cannot run
+        // into the other build's round
+        await waitForQuiet(service.url);
         results[name].push({
           throughput: load.throughput,
           nodeCpuMs: round3((processCpuMs(service.pid) - before.node) / load.requests),
@@ -111,7 +104,7 @@ async function main(): Promise<void> {
     const report = {
       date: new Date().toISOString(),
       b: { main: process.env.AB_B_MAIN ?? null, nodeArgs: process.env.AB_B_NODE_ARGS ?? null, env: bEnv() },
-      skipExtraction,
+      learns,
       stream,
       requests,
       rounds: results,

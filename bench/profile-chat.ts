@@ -2,45 +2,44 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { startBenchUpstream } from './fake-upstream';
 import { runLoad } from './load';
 import { ServiceProcess } from './service-process';
+import { chatRequests, seed, waitForQuiet } from './throughput.bench';
 
 /**
  * `node dist/bench/profile-chat.js`: the service under chat load with --cpu-prof, and where its time
- * went during the load (not its start and the seeding), by function and by package (self time). DATABASE_URL picks the server, else the embedded
- * database; PROFILE_REQUESTS (default 6000) the load; PROFILE_LOG_LEVEL (default warn) the service's
- * log level (`info` writes its line per request, as the throughput suite runs it).
+ * went during the load (not its start and the seeding), by function and by package (self time). The
+ * profiles, turns and seeding are the throughput suite's. DATABASE_URL picks the server (a database of
+ * the run's own is made there and dropped after), else the embedded database; PROFILE_REQUESTS (default 6000) the load; PROFILE_LOG_LEVEL (default warn) the service's
+ * log level (`info` writes its line per request, as the throughput suite runs it); PROFILE_LEARN=1 lets
+ * the turns be learnt from, and the profile then runs until that work is done.
  */
 async function main(): Promise<void> {
   const upstream = await startBenchUpstream();
   const dir = mkdtempSync(join(tmpdir(), 'pms-prof-'));
+  const adminUrl = process.env.DATABASE_URL;
+  const database = `pms_prof_${process.pid}`;
+  const admin = adminUrl ? new Client({ connectionString: adminUrl }) : null;
+  await admin?.connect();
+  await admin?.query(`CREATE DATABASE ${database}`);
   const spawnedAt = Date.now();
   const service = await ServiceProcess.start(
     {
+      DATABASE_URL: adminUrl?.replace(/\/[^/]*$/, `/${database}`),
       UPSTREAM_BASE_URL: upstream.url,
       UPSTREAM_API_KEY: 'bench',
       EXTRACTOR: 'heuristic',
       RATE_LIMIT_PER_MINUTE: '0',
-      DATA_DIR: process.env.DATABASE_URL ? undefined : mkdtempSync(join(tmpdir(), 'pms-prof-data-')),
+      DATA_DIR: adminUrl ? undefined : mkdtempSync(join(tmpdir(), 'pms-prof-data-')),
       LOG_LEVEL: process.env.PROFILE_LOG_LEVEL ?? 'warn',
     },
     ['--cpu-prof', `--cpu-prof-dir=${dir}`],
     // the request lines go to a file, as the throughput suite writes them
     { stdoutFile: join(dir, 'service.log') },
   );
-  const call = (path: string, body: unknown, method = 'POST') =>
-    fetch(`${service.url}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-  for (let u = 0; u < 20; u++) {
-    await call('/api/profiles', { externalId: `p-${u}` });
-    for (let k = 0; k < 10; k++) await call(`/api/profiles/p-${u}/traits/t_${k}`, { value: `v${k}` }, 'PUT');
-    for (let m = 0; m < 50; m++)
-      await call(`/api/profiles/p-${u}/memories`, { content: `memory ${m} about food ${u}`, type: 'fact' });
-  }
+  await seed(service.url);
   const skipExtraction = process.env.PROFILE_LEARN !== '1';
   // PROFILE_STRACE=<file>: the system calls of the load, counted by strace.
   const strace = process.env.PROFILE_STRACE
@@ -53,24 +52,19 @@ async function main(): Promise<void> {
   const result = await runLoad(service.url, 'chat', {
     requests: Number(process.env.PROFILE_REQUESTS ?? '6000'),
     concurrency: 32,
-    next: (i) => ({
-      method: 'POST',
-      path: '/v1/chat/completions',
-      headers: { 'x-service-id': `p-${i % 20}` },
-      body: {
-        model: 'm',
-        ...(skipExtraction ? { service: { skipExtraction: true } } : {}),
-        messages: [{ role: 'user', content: `What should I eat tonight? (${i})` }],
-      },
-    }),
+    next: chatRequests({ stream: false, skipExtraction, oneUser: false }),
   });
   console.log(JSON.stringify(result));
+  // with learning, the profile takes in the background work the load left (turns, extraction)
+  if (!skipExtraction) await waitForQuiet(service.url);
   if (strace) {
     strace.kill('SIGINT');
     await new Promise((resolve) => strace.once('exit', resolve));
   }
   await service.stop();
   await upstream.close();
+  await admin?.query(`DROP DATABASE ${database} WITH (FORCE)`);
+  await admin?.end();
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))!;
   summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, (loadAt - spawnedAt) * 1000);
 }

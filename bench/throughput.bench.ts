@@ -48,8 +48,8 @@ export interface ThroughputReport {
  * the floor relay (bench/floor-relay.ts: the least a Node relay that reads the database on each request
  * does) and the service, at 32 connections, each scenario in rounds that alternate the three, with
  * 100 profiles of 10 traits and 50 memories. Scenarios: many users with and without background
- * learning, all connections on one user, and streams (time to first chunk); then learning rounds back
- * to back, and one request at a time.
+ * learning (one turn in ten tells a fact: chatRequests), all connections on one user, and streams (time
+ * to first chunk); then learning rounds back to back, and one request at a time.
  * The service runs at the default log level, so it writes its line per request (to a file).
  */
 export async function benchThroughput(
@@ -99,21 +99,7 @@ export async function benchThroughput(
       service = await startService();
     }
     const upstreamOrigin = upstreamUrl.replace(/\/v1$/, '');
-    const chat =
-      (options: { stream: boolean; skipExtraction: boolean; oneUser: boolean }) => (i: number) => ({
-        method: 'POST' as const,
-        path: '/v1/chat/completions',
-        headers: { 'x-service-id': `bench-user-${options.oneUser ? 0 : i % USERS}` },
-        body: {
-          model: 'bench-model',
-          stream: options.stream,
-          ...(options.skipExtraction ? { service: { skipExtraction: true } } : {}),
-          messages: [
-            { role: 'system', content: 'You are a helpful assistant.' },
-            { role: 'user', content: `What should I cook tonight, given what you know about me? (${i})` },
-          ],
-        },
-      });
+    const chat = chatRequests;
     const withoutService =
       (next: (i: number) => RequestSpec) =>
       (i: number): RequestSpec => {
@@ -279,8 +265,49 @@ async function eventLoopLagMaxMs(serviceUrl: string): Promise<number> {
   return max ? round(Number(max[1]) * 1000) : Number.NaN;
 }
 
+/** Facts users tell about themselves, said again now and then (traits updated, memories reinforced). */
+const FACTS = [
+  'I live in Lisbon.',
+  'I am vegetarian.',
+  'I love sailing.',
+  'I work as a nurse.',
+  'I moved to Porto.',
+];
+
+/**
+ * The bench's chat turns: a question to a user's profile; with learning, one turn in ten also tells a
+ * fact the heuristic extractor learns (every user in turn, from FACTS), the rest there is nothing in.
+ */
+export function chatRequests(options: {
+  stream: boolean;
+  skipExtraction: boolean;
+  oneUser: boolean;
+}): (i: number) => RequestSpec {
+  return (i) => {
+    const pass = Math.floor(i / USERS);
+    const fact = !options.skipExtraction && i % 10 === pass % 10 ? `${FACTS[pass % FACTS.length]} ` : '';
+    return {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { 'x-service-id': `bench-user-${options.oneUser ? 0 : i % USERS}` },
+      body: {
+        model: 'bench-model',
+        stream: options.stream,
+        ...(options.skipExtraction ? { service: { skipExtraction: true } } : {}),
+        messages: [
+          { role: 'system', content: 'You are a helpful assistant.' },
+          {
+            role: 'user',
+            content: `${fact}What should I cook tonight, given what you know about me? (${i})`,
+          },
+        ],
+      },
+    };
+  };
+}
+
 /** Waits until the service has stored the turns and learnt from them, so rounds do not overlap. */
-async function waitForQuiet(serviceUrl: string): Promise<void> {
+export async function waitForQuiet(serviceUrl: string): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     const metrics = await (await fetch(`${serviceUrl}/metrics`)).text();

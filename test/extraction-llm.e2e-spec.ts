@@ -116,7 +116,8 @@ describe('background extraction (LLM extractor)', () => {
     await chat(profile.externalId!, 'My name is Anna.');
     await t.drain();
     const afterFirst = await messagesOf(profile.id);
-    expect(afterFirst.map((m: { extraction_attempts: number }) => m.extraction_attempts)).toEqual([1, 1]);
+    // the reply is stored as extracted (nothing about the user is learnt from it): only the user's message tries
+    expect(afterFirst.map((m: { extraction_attempts: number }) => m.extraction_attempts)).toEqual([1, 0]);
     expect(afterFirst[0].extracted_at).toBeNull();
     expect(afterFirst[0].extraction_error).toContain('HTTP 500');
 
@@ -171,7 +172,7 @@ describe('background extraction (LLM extractor)', () => {
       `SELECT extraction_attempts FROM messages WHERE profile_id = $1 AND extracted_at IS NULL`,
       [profile.id],
     );
-    expect(pending).toEqual([{ extraction_attempts: 0 }, { extraction_attempts: 0 }]);
+    expect(pending).toEqual([{ extraction_attempts: 0 }]);
     const started = Date.now();
     await own.close();
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -218,7 +219,7 @@ describe('background extraction (LLM extractor)', () => {
       expect(analysedText(llm.requests[1])).toBe('I like the colour blue.'); // the failed batch is not joined
 
       const status = await patient.api().get(`/api/profiles/patient-1/extraction`).expect(200);
-      expect(status.body).toEqual({ extraction: { pending: 2, backingOff: 2, failed: 0 } });
+      expect(status.body).toEqual({ extraction: { pending: 1, backingOff: 1, failed: 0 } });
       const rows = await patient.dataSource.query(
         `SELECT content, extraction_attempts, extracted_at IS NOT NULL AS done FROM messages
          WHERE profile_id = $1 AND role = 'user' ORDER BY seq`,
@@ -241,12 +242,12 @@ describe('background extraction (LLM extractor)', () => {
       expect((await t.api().get('/api/profiles/given-up/extraction').expect(200)).body.extraction).toEqual({
         pending: 0,
         backingOff: 0,
-        failed: 2,
+        failed: 1,
       });
 
       llm.script(extractionAnswer([{ key: 'name', value: 'Anna', confidence: 0.9 }]));
       const retried = await t.api().post('/api/profiles/given-up/extraction/retry').expect(200);
-      expect(retried.body).toEqual({ requeued: 2 });
+      expect(retried.body).toEqual({ requeued: 1 });
       await t.drain();
       const traits = await t.api().get(`/api/profiles/${profile.id}/traits`).expect(200);
       expect(traits.body.traits).toEqual([expect.objectContaining({ key: 'name', value: 'Anna' })]);

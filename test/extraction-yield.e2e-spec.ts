@@ -105,7 +105,7 @@ describe('background extraction yields to busy answers', () => {
         if (Date.now() > deadline) throw new Error('extraction never yielded');
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      expect(await state(t, userId)).toEqual({ pending: 2, names: [] });
+      expect(await state(t, userId)).toEqual({ pending: 1, names: [] }); // the user's message; the reply is stored extracted
 
       endStream();
       await t.drain();

@@ -166,6 +166,28 @@ describe('background extraction (heuristic extractor)', () => {
     expect((await messagesOf(profile.id)).every((m) => m.extracted_at !== null)).toBe(true);
   });
 
+  it('stores what there is nothing to learn from as already extracted: only the rest waits in the queue', async () => {
+    const userId = `chat-${randomUUID()}`;
+    await chat(userId, [{ role: 'user', content: 'What should I cook tonight?' }]);
+    await chat(userId, [{ role: 'user', content: 'I live in Lisbon.' }]);
+    await t.drain();
+    const profile = (await t.api().get(`/api/profiles/${userId}`).expect(200)).body.profile;
+    // a message stored as extracted has it set by the statement that stored it; the worker sets it later
+    const rows: Array<{ id: string; role: string; stored_extracted: boolean }> = await t.dataSource.query(
+      `SELECT id, role, extracted_at = created_at AS stored_extracted FROM messages WHERE profile_id = $1 ORDER BY seq`,
+      [profile.id],
+    );
+    expect(rows.map(({ role, stored_extracted }) => [role, stored_extracted])).toEqual([
+      ['user', true],
+      ['assistant', true],
+      ['user', false],
+      ['assistant', true],
+    ]);
+    expect(await traitsOf(profile.id)).toEqual([
+      { key: 'location', value: 'Lisbon', source: 'extracted', source_message_ids: [rows[2].id] },
+    ]);
+  });
+
   it('finishes messages left pending (as after a crash) with a sweep', async () => {
     const profiles = await Promise.all([makeProfile(t), makeProfile(t), makeProfile(t)]);
     for (const [index, profile] of profiles.entries()) {

@@ -63,13 +63,12 @@ describe('Turn recording under load', () => {
     const profile = await makeProfile(t, 'gathered-user');
     const recorder = t.app.get(TurnRecorder);
     const turn = (text: string) =>
-      recorder.record({
+      recorder.queue({
         profileId: profile.id,
-        userTexts: [text],
+        userMessages: [{ text, toLearn: false }],
         reply: 'ok',
         model: 'fake-model',
         requestId: text,
-        skipExtraction: true,
         traitOverrides: [],
       });
     // the first write is held until two more turns came: one during it, one just after it ended
@@ -84,13 +83,13 @@ describe('Turn recording under load', () => {
       if (writes.length === 1) await held;
       const result = await insert(rows);
       // the writer goes on after this returns; this turn comes 2 ms later, before any gathering ends
-      if (writes.length === 1) setTimeout(() => void turn('third'), 2);
+      if (writes.length === 1) setTimeout(() => turn('third'), 2);
       return result;
     });
     try {
-      await turn('first');
+      turn('first');
       while (writes.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-      await turn('second');
+      turn('second');
       release();
       await t.drain();
     } finally {

@@ -70,6 +70,21 @@ export class ExtractionService {
   }
 
   /**
+   * Whether extracting this one message can store anything. The heuristic rules are cheap, read each
+   * message on its own and always find the same in the same text, so a message they find nothing in
+   * can be stored as already extracted and never costs the queue a claim; the LLM is always asked.
+   */
+  mayLearnFrom(text: string, schemas: readonly TraitSchema[]): boolean {
+    if (this.mode !== 'heuristic') return true;
+    try {
+      const found = extractHeuristically(text, schemas);
+      return found.traits.length > 0 || found.memories.length > 0;
+    } catch {
+      return true; // the worker tries it, and records the failure if it fails there too
+    }
+  }
+
+  /**
    * Extracts from the user's messages of a conversation. The heuristic reads each message on its own
    * (a quote or code fence left open in one cannot hide the next); the LLM reads them together.
    */

@@ -20,8 +20,7 @@ const MAX_LIST_TRAIT_ITEMS = 20;
  * one on a tie (the user's latest word). List traits (interests, goals) collect every statement.
  */
 export function extractHeuristically(text: string, schemas: readonly TraitSchema[]): ExtractionResult {
-  const enabled = schemas.filter((schema) => schema.extraction.enabled);
-  const keys = new Set(enabled.map((schema) => schema.key));
+  const { enabled, keys } = extractableSchemas(schemas);
   const traitMatches: TraitMatch[] = [];
   const memories = new Map<string, ExtractedMemory>();
 
@@ -35,10 +34,31 @@ export function extractHeuristically(text: string, schemas: readonly TraitSchema
     if (!memories.has(identity)) memories.set(identity, memory);
   }
 
-  const traits = enabled
-    .map((schema) => mergeMatches(schema, traitMatches))
-    .filter((trait): trait is ExtractedTrait => trait !== undefined);
+  const traits =
+    traitMatches.length === 0
+      ? []
+      : enabled
+          .map((schema) => mergeMatches(schema, traitMatches))
+          .filter((trait): trait is ExtractedTrait => trait !== undefined);
   return { traits, memories: [...memories.values()] };
+}
+
+interface ExtractableSchemas {
+  enabled: readonly TraitSchema[];
+  keys: ReadonlySet<string>;
+}
+
+/** Per schema list (the registry's is one array until it changes): every text of a chat reads it. */
+const extractableBySchemas = new WeakMap<readonly TraitSchema[], ExtractableSchemas>();
+
+function extractableSchemas(schemas: readonly TraitSchema[]): ExtractableSchemas {
+  let found = extractableBySchemas.get(schemas);
+  if (found === undefined) {
+    const enabled = schemas.filter((schema) => schema.extraction.enabled);
+    found = { enabled, keys: new Set(enabled.map((schema) => schema.key)) };
+    extractableBySchemas.set(schemas, found);
+  }
+  return found;
 }
 
 function mergeMatches(schema: TraitSchema, matches: TraitMatch[]): ExtractedTrait | undefined {

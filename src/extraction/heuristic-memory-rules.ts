@@ -132,14 +132,16 @@ interface Classification {
 }
 
 function expandContractions(words: string[]): string[] {
-  return words.flatMap((word) => {
-    if (word === "i'm") return ['i', 'am'];
-    if (word === "i've") return ['i', 'have'];
-    if (word === 'cannot' || word === "can't") return ['can', 'not'];
-    if (word === "won't") return ['will', 'not'];
-    if (word.endsWith("n't")) return [word.slice(0, -3), 'not'];
-    return [word];
-  });
+  const expanded: string[] = [];
+  for (const word of words) {
+    if (word === "i'm") expanded.push('i', 'am');
+    else if (word === "i've") expanded.push('i', 'have');
+    else if (word === 'cannot' || word === "can't") expanded.push('can', 'not');
+    else if (word === "won't") expanded.push('will', 'not');
+    else if (word.endsWith("n't")) expanded.push(word.slice(0, -3), 'not');
+    else expanded.push(word);
+  }
+  return expanded;
 }
 
 /** Index of the "i" or "my" that opens the sentence, after lead words such as "yesterday". */

@@ -17,7 +17,8 @@ export interface AnalysedSentence {
   isHypothetical: boolean;
 }
 
-const SENTENCE_END = new Set(['.', '!', '?', '。', '！', '？', '…']);
+/** A run of the characters that end a sentence. */
+const SENTENCE_ENDS = /[.!?。！？…]+/g;
 const QUESTION_END = new Set(['?', '？']);
 const WH_WORDS = new Set(['what', 'why', 'how', 'when', 'where', 'who', 'whom', 'whose', 'which']);
 const AUXILIARIES = new Set(
@@ -64,17 +65,11 @@ export function splitIntoSentences(text: string): string[] {
 
 function splitLine(line: string, into: string[]): void {
   let start = 0;
-  for (let i = 0; i < line.length; i++) {
-    if (!SENTENCE_END.has(line[i])) continue;
-    let end = i + 1;
-    while (end < line.length && SENTENCE_END.has(line[end])) end++;
-    if (end < line.length && !/\s/.test(line[end])) {
-      i = end - 1;
-      continue; // "3.5", "e.g.x": not the end of a sentence
-    }
+  for (const run of line.matchAll(SENTENCE_ENDS)) {
+    const end = run.index + run[0].length;
+    if (end < line.length && !/\s/.test(line[end])) continue; // "3.5", "e.g.x": not the end of a sentence
     pushSentence(line.slice(start, end), into);
     start = end;
-    i = end - 1;
   }
   pushSentence(line.slice(start), into);
 }

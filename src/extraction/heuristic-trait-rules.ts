@@ -516,13 +516,34 @@ const QUOTE = /["“”«»„]/u;
 const GREETINGS = new Set(splitWords('hi hello hey hiya greetings well ok okay so oh yes'));
 const MAX_STATEMENT_PREFIX_WORDS = 4;
 
+/** For each anchor word, the positions in TRAIT_RULES of the rules it lets be tried. */
+const RULES_BY_ANCHOR = new Map<string, number[]>();
+TRAIT_RULES.forEach((rule, position) => {
+  for (const anchor of rule.anchors) {
+    const positions = RULES_BY_ANCHOR.get(anchor) ?? [];
+    if (!positions.includes(position)) positions.push(position);
+    RULES_BY_ANCHOR.set(anchor, positions);
+  }
+});
+
+/** The positions, in order, of the rules with an anchor among `words`. */
+function anchoredRules(words: readonly string[]): number[] {
+  const positions: number[] = [];
+  for (const word of words) {
+    const anchored = RULES_BY_ANCHOR.get(word);
+    if (anchored === undefined) continue;
+    for (const position of anchored) if (!positions.includes(position)) positions.push(position);
+  }
+  return positions.sort((a, b) => a - b);
+}
+
 /** The traits one sentence states, per the rules whose key is in `keys`. */
 export function matchTraitRules(sentence: AnalysedSentence, keys: ReadonlySet<string>): TraitMatch[] {
   if (sentence.isHypothetical) return [];
-  const words = new Set(sentence.words);
   const matches: TraitMatch[] = [];
-  for (const rule of TRAIT_RULES) {
-    if (!keys.has(rule.key) || !rule.anchors.some((anchor) => words.has(anchor))) continue;
+  for (const position of anchoredRules(sentence.words)) {
+    const rule = TRAIT_RULES[position];
+    if (!keys.has(rule.key)) continue;
     if (sentence.isQuestion && !(rule.voice === 'request' && sentence.isPoliteRequest)) continue;
     for (const match of sentence.text.matchAll(rule.trigger)) {
       if (!isInContext(sentence.text, match.index, match.index + match[0].length, rule)) continue;

@@ -14,12 +14,16 @@ import { CONVERSATION_RECORDED, ConversationRecordedEvent } from './conversation
 /** One completed turn: this turn's user messages and the assistant's reply. */
 export interface CompletedTurn {
   profileId: string;
-  userTexts: string[];
+  /**
+   * The user's messages of the turn, each with whether background extraction is to read it; one it
+   * is not to read (skipExtraction, or nothing in it to learn) is stored as already extracted.
+   */
+  userMessages: Array<{ text: string; toLearn: boolean }>;
+  /** Stored as already extracted: facts about the user come only from what the user says. */
   reply: string;
   model: string;
   /** The id of the request's log line. */
   requestId: string;
-  skipExtraction: boolean;
   traitOverrides: RequestTraitSchema[];
 }
 
@@ -38,8 +42,8 @@ const MAX_TURNS_PER_WRITE = 200;
 /**
  * Turns are gathered this long before each write, so that a busy service commits many in one
  * statement: without it, turns came a few at a time between back-to-back writes (a commit costs 0.54 ms
- * on PGlite, a third of a chat's CPU there). The answer does not wait for it: a request waits only
- * until its turn is queued.
+ * on PGlite, a third of a chat's CPU there). The answer does not wait for it, nor for the queueing: a
+ * request waits only while the queue is full.
  */
 export const TURN_GATHER_MS = 20;
 const FIRST_RETRY_MS = 50;
@@ -50,15 +54,15 @@ const MAX_RETRY_MS = 5_000;
  * batches, many turns in one INSERT (gathered for TURN_GATHER_MS), by one writer at a time: it takes a
  * single pooled connection, holds no lock but its own new rows (so it cannot deadlock with anything),
  * and a transient database failure (lost connection, pool timeout, lock timeout) is retried with
- * backoff, never dropped. When the queue is full, `record` waits for room: the request that brought the
+ * backoff, never dropped. When the queue is full, `roomForTurn` waits: the request that brought the
  * turn is held (its answer is not ended yet), so load slows down instead of piling up in memory.
- * `conversation.recorded` is emitted after each commit, which starts extraction. A turn that cannot be
- * stored for good (its profile was deleted meanwhile) is logged and let go.
+ * `conversation.recorded` is emitted after each commit for each profile with messages to extract, which
+ * starts extraction. A turn that cannot be stored for good (its profile was deleted meanwhile) is logged and let go.
  */
 @Injectable()
 export class TurnRecorder implements BeforeApplicationShutdown {
   private readonly logger = new Logger('TurnRecorder');
-  private readonly queue: MessageRow[][] = [];
+  private readonly turns: MessageRow[][] = [];
   private readonly roomWaiters: Array<() => void> = [];
   private writing = false;
   private giveUpAt = Infinity;
@@ -72,20 +76,27 @@ export class TurnRecorder implements BeforeApplicationShutdown {
 
   /** Turns waiting to be stored. */
   get backlog(): number {
-    return this.queue.length;
+    return this.turns.length;
   }
 
   /** True when the queue is full and requests are waiting for their turn to be taken. */
   get saturated(): boolean {
-    return this.queue.length >= this.config.turnQueueSize;
+    return this.turns.length >= this.config.turnQueueSize;
   }
 
-  /** Queues a turn; resolves once it is queued, waiting while the queue is full. */
-  async record(turn: CompletedTurn): Promise<void> {
+  /** Resolves when the queue has room for a turn: at once, unless it is full. */
+  async roomForTurn(): Promise<void> {
+    while (this.saturated) await new Promise<void>((wake) => this.roomWaiters.push(wake));
+  }
+
+  /**
+   * Queues a turn now. Callers wait for `roomForTurn` first and call this in the same turn of the event
+   * loop, so that the queue stays within its bound.
+   */
+  queue(turn: CompletedTurn): void {
     const rows = messageRows(turn);
     if (rows.length === 0) return;
-    while (this.saturated) await new Promise<void>((wake) => this.roomWaiters.push(wake));
-    this.queue.push(rows);
+    this.turns.push(rows);
     this.startWriter();
   }
 
@@ -93,8 +104,8 @@ export class TurnRecorder implements BeforeApplicationShutdown {
   async beforeApplicationShutdown(): Promise<void> {
     this.giveUpAt = Date.now() + SHUTDOWN_DRAIN_MS;
     while (this.writing) await new Promise((resolve) => setTimeout(resolve, 20));
-    if (this.queue.length > 0) {
-      this.logger.error(`${this.queue.length} turn(s) could not be stored before shutdown`);
+    if (this.turns.length > 0) {
+      this.logger.error(`${this.turns.length} turn(s) could not be stored before shutdown`);
     }
   }
 
@@ -107,19 +118,19 @@ export class TurnRecorder implements BeforeApplicationShutdown {
       } finally {
         this.writing = false;
         // turns queued by requests that were woken as this writer finished: nobody else starts for them
-        if (this.queue.length > 0 && Date.now() < this.giveUpAt) this.startWriter();
+        if (this.turns.length > 0 && Date.now() < this.giveUpAt) this.startWriter();
       }
     });
   }
 
   private async writeQueued(): Promise<void> {
-    while (this.queue.length > 0) {
-      if (this.queue.length < MAX_TURNS_PER_WRITE && !this.saturated) {
+    while (this.turns.length > 0) {
+      if (this.turns.length < MAX_TURNS_PER_WRITE && !this.saturated) {
         await new Promise((resolve) => setTimeout(resolve, TURN_GATHER_MS));
       }
-      const batch = this.queue.slice(0, MAX_TURNS_PER_WRITE);
+      const batch = this.turns.slice(0, MAX_TURNS_PER_WRITE);
       if (!(await this.storeWithRetry(batch))) return;
-      this.queue.splice(0, batch.length);
+      this.turns.splice(0, batch.length);
       this.roomWaiters.splice(0, batch.length).forEach((wake) => wake());
     }
   }
@@ -208,19 +219,22 @@ export class TurnRecorder implements BeforeApplicationShutdown {
   }
 }
 
-/** The rows of a turn: its non-empty user messages, then the reply (NUL characters removed). */
+/** A message's text as it is stored (PostgreSQL's text cannot hold NUL characters). */
+export function storedMessageText(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '') : text;
+}
+
+/** The rows of a turn: its non-empty user messages, then the reply. */
 function messageRows(turn: CompletedTurn): MessageRow[] {
-  const common = {
-    profileId: turn.profileId,
-    requestId: turn.requestId,
-    model: turn.model,
-    extracted: turn.skipExtraction,
-    traitOverrides: turn.traitOverrides.length > 0 ? JSON.stringify(turn.traitOverrides) : null,
+  const traitOverrides = turn.traitOverrides.length > 0 ? JSON.stringify(turn.traitOverrides) : null;
+  const rows: MessageRow[] = [];
+  const add = (role: MessageRow['role'], text: string, extracted: boolean) => {
+    const content = storedMessageText(text);
+    if (content.trim() === '') return;
+    const { profileId, requestId, model } = turn;
+    rows.push({ profileId, role, content, requestId, model, extracted, traitOverrides });
   };
-  return [
-    ...turn.userTexts.map((content) => ({ ...common, role: 'user' as const, content })),
-    { ...common, role: 'assistant' as const, content: turn.reply },
-  ]
-    .map((row) => ({ ...row, content: row.content.replaceAll('\u0000', '') }))
-    .filter((row) => row.content.trim() !== '');
+  for (const message of turn.userMessages) add('user', message.text, !message.toLearn);
+  add('assistant', turn.reply, true);
+  return rows;
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ContextModule } from '../context/context.module';
+import { ExtractionModule } from '../extraction/extraction.module';
 import { MemoriesModule } from '../memories/memories.module';
 import { MessagesModule } from '../messages/messages.module';
 import { ProfilesModule } from '../profiles/profiles.module';
@@ -12,7 +13,7 @@ import { RelayPipeline } from './relay-pipeline';
 import { UpstreamCaller } from './upstream-caller';
 
 @Module({
-  imports: [ProfilesModule, TraitsModule, MemoriesModule, MessagesModule, ContextModule],
+  imports: [ProfilesModule, TraitsModule, MemoriesModule, MessagesModule, ContextModule, ExtractionModule],
   controllers: [ProxyController],
   providers: [RelayPipeline, UpstreamExchanges, UpstreamCaller, PassThrough, ProxyFrontDoor],
 })

@@ -4,8 +4,10 @@ import { ServingLoad } from '../common/serving-load';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { MemoryTouches } from '../memories/memory-touches';
-import { TurnRecorder } from '../messages/turn-recorder';
+import { storedMessageText, TurnRecorder } from '../messages/turn-recorder';
+import { ExtractionService } from '../extraction/extraction.service';
 import { applyRequestSchemas } from '../traits/request-trait-schemas';
+import type { TraitSchema } from '../traits/trait-schema';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
 import type { UpstreamResponse } from '../upstream/upstream-client';
 import { ClientConnection } from './client-connection';
@@ -32,6 +34,7 @@ export class RelayPipeline {
     private readonly exchanges: UpstreamExchanges,
     private readonly upstream: UpstreamCaller,
     private readonly recorder: TurnRecorder,
+    private readonly extraction: ExtractionService,
     private readonly touches: MemoryTouches,
     private readonly load: ServingLoad,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -76,9 +79,12 @@ export class RelayPipeline {
     if (!upstream) return;
 
     const finish = async (reply: string | null, end: () => void) => {
+      if (reply === null) return end();
       // Waits while the queue of turns to store is full, so that load slows down instead of piling up.
-      if (reply !== null) await this.record(profileId, turn, reply, requestId(req), context);
+      await this.recorder.roomForTurn();
       end();
+      // in the same turn of the event loop as the wait ended (the queue keeps its bound), after the answer
+      this.record(profileId, turn, schemas, reply, requestId(req), context);
     };
     if (exchange.streams(upstream.status, upstream.headers, clientBody)) {
       await this.relayStream(client, exchange, upstream, clientBody, finish);
@@ -120,21 +126,25 @@ export class RelayPipeline {
     await finish(translation.completedReply(), () => writer.end(last));
   }
 
-  private async record(
+  private record(
     profileId: string,
     turn: InboundTurn,
+    schemas: readonly TraitSchema[],
     reply: string,
     requestId: string,
     context: BuiltContext,
-  ): Promise<void> {
+  ): void {
     this.touches.touch(context.memoryIds);
-    await this.recorder.record({
+    const learn = !turn.options.skipExtraction;
+    this.recorder.queue({
       profileId,
-      userTexts: turn.userTexts,
+      userMessages: turn.userTexts.map((text) => ({
+        text,
+        toLearn: learn && this.extraction.mayLearnFrom(storedMessageText(text), schemas),
+      })),
       reply,
       model: turn.model,
       requestId,
-      skipExtraction: turn.options.skipExtraction,
       traitOverrides: turn.traitOverrides,
     });
   }
