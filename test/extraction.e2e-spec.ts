@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ExtractionQueue } from '../src/extraction/extraction-queue';
 import { ExtractionWorker } from '../src/extraction/extraction-worker';
+import { ExtractionService } from '../src/extraction/extraction.service';
 import { makeProfile, putTrait } from './support/factories';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { llmAnswer } from './support/fake-llm';
@@ -84,21 +85,80 @@ describe('background extraction (heuristic extractor)', () => {
     ]);
   });
 
-  it('claims once for a turn: a batch that took every ready message is the last of its run', async () => {
+  it('extracts a turn in one transaction, with no lease: a batch that took every ready message is the last', async () => {
     const userId = `chat-${randomUUID()}`;
-    const claims = jest.spyOn(t.app.get(ExtractionQueue), 'claimNextBatch');
+    const queue = t.app.get(ExtractionQueue);
+    const inPlace = jest.spyOn(queue, 'extractInPlace');
+    const claims = jest.spyOn(queue, 'claimNextBatch');
     try {
       await chat(userId, [{ role: 'user', content: 'I live in Porto.' }]);
       await t.drain();
-      expect(claims).toHaveBeenCalledTimes(1);
-      expect(await claims.mock.results[0].value).toEqual(expect.objectContaining({ more: false }));
+      expect(claims).not.toHaveBeenCalled();
+      expect(inPlace).toHaveBeenCalledTimes(1);
+      expect(await inPlace.mock.results[0].value).toEqual(
+        expect.objectContaining({ batch: expect.objectContaining({ token: null, more: false }) }),
+      );
     } finally {
+      inPlace.mockRestore();
       claims.mockRestore();
     }
     const profile = (await t.api().get(`/api/profiles/${userId}`).expect(200)).body.profile;
     expect(await traitsOf(profile.id)).toEqual([
       expect.objectContaining({ key: 'location', value: 'Porto' }),
     ]);
+  });
+
+  it('counts a failed attempt on a batch read in place, and rolls back what it applied', async () => {
+    const userId = `chat-${randomUUID()}`;
+    const service = t.app.get(ExtractionService);
+    const apply = jest.spyOn(service, 'apply').mockImplementationOnce(async (manager, profileId) => {
+      await manager.query(
+        `INSERT INTO memories (profile_id, content, content_hash, type, importance) VALUES ($1, 'x', 'x', 'fact', 0.5)`,
+        [profileId],
+      );
+      throw new Error('the apply broke');
+    });
+    try {
+      await chat(userId, [{ role: 'user', content: 'I live in Faro.' }]);
+      await t.drain();
+    } finally {
+      apply.mockRestore();
+    }
+    const profile = (await t.api().get(`/api/profiles/${userId}`).expect(200)).body.profile;
+    const [message] = await t.dataSource.query(
+      `SELECT extracted_at, extraction_attempts, extraction_error, claim_token FROM messages
+       WHERE profile_id = $1 AND role = 'user'`,
+      [profile.id],
+    );
+    expect(message).toEqual({
+      extracted_at: null,
+      extraction_attempts: 1,
+      extraction_error: 'the apply broke',
+      claim_token: null,
+    });
+    expect(await memoriesOf(profile.id)).toEqual([]);
+    expect(await traitsOf(profile.id)).toEqual([]);
+    await t.api().delete(`/api/profiles/${profile.id}`).expect(200); // its pending message waits out a backoff
+  });
+
+  it('takes over a batch whose lease a dead process let run out, and clears the claim', async () => {
+    const profile = await makeProfile(t);
+    await t.dataSource.query(
+      `INSERT INTO messages (profile_id, role, content) VALUES ($1, 'user', 'I live in Braga.')`,
+      [profile.id],
+    );
+    const dead = await t.app.get(ExtractionQueue).claimNextBatch(profile.id, 50);
+    expect(dead).not.toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await t.app.get(ExtractionWorker).sweep();
+    expect(await traitsOf(profile.id)).toEqual([
+      expect.objectContaining({ key: 'location', value: 'Braga' }),
+    ]);
+    const [message] = await t.dataSource.query(
+      `SELECT extracted_at IS NOT NULL AS done, claim_token, claimed_until FROM messages WHERE profile_id = $1`,
+      [profile.id],
+    );
+    expect(message).toEqual({ done: true, claim_token: null, claimed_until: null });
   });
 
   it('learns from a streamed turn too', async () => {

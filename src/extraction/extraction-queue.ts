@@ -15,8 +15,8 @@ export const MAX_BACKOFF_MS = 3_600_000;
 /** A batch of one profile's pending messages, claimed by this process until `claimedUntil`. */
 export interface ClaimedBatch {
   profileId: string;
-  /** Proves the claim is still ours when the result is applied. */
-  token: string;
+  /** Proves the claim is still ours when the result is applied; null for a batch read in place (no lease). */
+  token: string | null;
   /** Every message of the batch (user and assistant): all are marked extracted together. */
   messageIds: string[];
   /** The user's messages: the only source of facts about the user. */
@@ -34,6 +34,12 @@ export interface ExtractionStatus {
   /** Messages given up after their last attempt failed (requeue them to try again). */
   failed: number;
 }
+
+/** A batch's messages are under no live claim: none, or one whose process let it run out. */
+const UNCLAIMED = '(claimed_until IS NULL OR claimed_until < now())';
+
+/** The batch is no longer this process's to apply: another took it over, or completed it. */
+export class BatchTakenError extends Error {}
 
 interface PendingRow {
   id: string;
@@ -79,23 +85,8 @@ export class ExtractionQueue {
    */
   async claimNextBatch(profileId: string, leaseMs: number): Promise<ClaimedBatch | null> {
     return this.dataSource.transaction(async (manager) => {
-      // one statement: the profile row locked (SKIP LOCKED: another process is claiming) and no batch of
-      // it claimed by anyone, as one-time filters, then its ready messages in order from the index
-      const { rows } = await queryInTransaction<PendingRow>(
-        manager,
-        'extraction-claim-read-v1',
-        `WITH profile AS MATERIALIZED (SELECT id FROM profiles WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED)
-         SELECT m.id, m.role, m.content, m.trait_overrides, m.extraction_attempts
-         FROM messages m
-         WHERE m.profile_id = $1 AND m.extracted_at IS NULL AND m.next_attempt_at <= now()
-           AND EXISTS (SELECT 1 FROM profile)
-           AND NOT EXISTS (SELECT 1 FROM messages b
-                           WHERE b.profile_id = $1 AND b.extracted_at IS NULL AND b.claimed_until >= now())
-         ORDER BY m.seq LIMIT $2`,
-        [profileId, BATCH_READ_LIMIT],
-      );
-      if (rows.length === 0) return null;
-      const batch = batchOf(profileId, rows);
+      const batch = await this.readNextBatch(manager, profileId, randomUUID());
+      if (batch === null) return null;
       await queryInTransaction(
         manager,
         'extraction-claim-write-v1',
@@ -103,24 +94,84 @@ export class ExtractionQueue {
          WHERE id = ANY($1::uuid[])`,
         [batch.messageIds, batch.token, leaseMs],
       );
-      return { ...batch, more: batch.messageIds.length < rows.length || rows.length === BATCH_READ_LIMIT };
+      return batch;
     });
+  }
+
+  /**
+   * For an extractor that waits on nothing (the heuristic): reads the profile's next batch, marks it
+   * extracted and runs `work` (which extracts and applies it) in one transaction, with no lease written.
+   * The transaction holds the profile row, as a claim does while it is made: another process that
+   * would claim the profile finds nothing, and an erasure waits. Null when there is nothing ready or
+   * another process has the profile; throws BatchTakenError when a process whose lease ran out
+   * completed the batch meanwhile. A batch costs one transaction, and each message one update.
+   */
+  async extractInPlace<T>(
+    profileId: string,
+    work: (manager: EntityManager, batch: ClaimedBatch) => Promise<T>,
+    onRead: (batch: ClaimedBatch) => void,
+  ): Promise<{ batch: ClaimedBatch; result: T } | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const batch = await this.readNextBatch(manager, profileId, null);
+      if (batch === null) return null;
+      onRead(batch);
+      if (!(await this.complete(manager, batch))) throw new BatchTakenError();
+      return { batch, result: await work(manager, batch) };
+    });
+  }
+
+  /**
+   * In one statement: the profile row locked (SKIP LOCKED: another process is claiming) and no batch of
+   * it claimed by anyone, as one-time filters, then its ready messages in order from the index.
+   */
+  private async readNextBatch(
+    manager: EntityManager,
+    profileId: string,
+    token: string | null,
+  ): Promise<ClaimedBatch | null> {
+    const { rows } = await queryInTransaction<PendingRow>(
+      manager,
+      'extraction-claim-read-v1',
+      `WITH profile AS MATERIALIZED (SELECT id FROM profiles WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED)
+       SELECT m.id, m.role, m.content, m.trait_overrides, m.extraction_attempts
+       FROM messages m
+       WHERE m.profile_id = $1 AND m.extracted_at IS NULL AND m.next_attempt_at <= now()
+         AND EXISTS (SELECT 1 FROM profile)
+         AND NOT EXISTS (SELECT 1 FROM messages b
+                         WHERE b.profile_id = $1 AND b.extracted_at IS NULL AND b.claimed_until >= now())
+       ORDER BY m.seq LIMIT $2`,
+      [profileId, BATCH_READ_LIMIT],
+    );
+    if (rows.length === 0) return null;
+    const batch = batchOf(profileId, token, rows);
+    return { ...batch, more: batch.messageIds.length < rows.length || rows.length === BATCH_READ_LIMIT };
   }
 
   /**
    * Inside the apply transaction: marks the batch extracted. False, changing nothing that survives the
    * rolled-back transaction, when the claim is no longer ours (it ran out and another process took the
-   * batch) or a message is gone.
+   * batch) or a message is gone. A batch read in place has no claim: its messages must be under no live
+   * claim of anyone (a dead process's expired claim is cleared; one renewed meanwhile keeps them).
    */
   async complete(manager: EntityManager, batch: ClaimedBatch): Promise<boolean> {
-    const { rowCount } = await queryInTransaction(
-      manager,
-      'extraction-complete-v1',
-      `UPDATE messages
-       SET extracted_at = now(), extraction_error = NULL, claimed_until = NULL, claim_token = NULL
-       WHERE id = ANY($1::uuid[]) AND claim_token = $2 AND extracted_at IS NULL`,
-      [batch.messageIds, batch.token],
-    );
+    const { rowCount } =
+      batch.token === null
+        ? await queryInTransaction(
+            manager,
+            'extraction-complete-in-place-v1',
+            `UPDATE messages
+             SET extracted_at = now(), extraction_error = NULL, claimed_until = NULL, claim_token = NULL
+             WHERE id = ANY($1::uuid[]) AND extracted_at IS NULL AND ${UNCLAIMED}`,
+            [batch.messageIds],
+          )
+        : await queryInTransaction(
+            manager,
+            'extraction-complete-v1',
+            `UPDATE messages
+             SET extracted_at = now(), extraction_error = NULL, claimed_until = NULL, claim_token = NULL
+             WHERE id = ANY($1::uuid[]) AND claim_token = $2 AND extracted_at IS NULL`,
+            [batch.messageIds, batch.token],
+          );
     return rowCount === batch.messageIds.length;
   }
 
@@ -135,7 +186,8 @@ export class ExtractionQueue {
            extracted_at = CASE WHEN extraction_attempts + 1 >= $4 THEN now() END,
            next_attempt_at = now() + make_interval(secs => least($5::float8 * power(2, extraction_attempts), $6) / 1000),
            claimed_until = NULL, claim_token = NULL
-       WHERE id = ANY($1::uuid[]) AND claim_token = $2 AND extracted_at IS NULL`,
+       WHERE id = ANY($1::uuid[]) AND extracted_at IS NULL
+         AND CASE WHEN $2::uuid IS NULL THEN ${UNCLAIMED} ELSE claim_token = $2::uuid END`,
       [batch.messageIds, batch.token, error.slice(0, 1000), maxAttempts, backoffMs, MAX_BACKOFF_MS],
     );
   }
@@ -192,12 +244,12 @@ export class ExtractionQueue {
 }
 
 /** The first messages of `rows` that go together (always at least one). */
-function batchOf(profileId: string, rows: PendingRow[]): Omit<ClaimedBatch, 'more'> {
+function batchOf(profileId: string, token: string | null, rows: PendingRow[]): Omit<ClaimedBatch, 'more'> {
   const first = rows[0];
   const overridesKey = JSON.stringify(first.trait_overrides);
   const batch: Omit<ClaimedBatch, 'more'> = {
     profileId,
-    token: randomUUID(),
+    token,
     messageIds: [],
     userMessages: [],
     traitOverrides: first.trait_overrides ?? [],

@@ -21,7 +21,7 @@ import { ConcurrencyLimiter } from './concurrency-limiter';
 import { ExtractionAbortedError } from './extraction-errors';
 import { ContextService } from '../context/context.service';
 import { ExtractionService } from './extraction.service';
-import { ClaimedBatch, ExtractionQueue } from './extraction-queue';
+import { BatchTakenError, ClaimedBatch, ExtractionQueue } from './extraction-queue';
 import { SummaryService } from './summary.service';
 
 /** Profiles looked up per query of a sweep. */
@@ -35,7 +35,10 @@ const TAKEOVER_SLACK_MS = 100;
 
 type BatchOutcome = 'changed' | 'unchanged' | 'failed' | 'stopped';
 
-class BatchTakenError extends Error {}
+interface ExtractedBatch {
+  batch: ClaimedBatch;
+  outcome: BatchOutcome;
+}
 
 const METRIC_OUTCOME: Record<BatchOutcome, ExtractionOutcome> = {
   changed: 'success',
@@ -50,7 +53,9 @@ const METRIC_OUTCOME: Record<BatchOutcome, ExtractionOutcome> = {
  * extracted (ExtractionQueue). At most EXTRACTION_CONCURRENCY profiles at once. A run claims the
  * profile's pending messages batch by batch: claim (one short transaction), extract (no connection
  * held during the LLM call), then in one short transaction mark the batch extracted, if the claim is
- * still ours, and store the result; so a batch is never applied twice. The claim is renewed every third
+ * still ours, and store the result; so a batch is never applied twice. The heuristic extractor waits on
+ * nothing: its batch is read, extracted and applied in one transaction, with no claim written
+ * (ExtractionQueue.extractInPlace). The claim is renewed every third
  * of EXTRACTION_LEASE_MS while the run works, so a killed process's batch is taken over soon after its
  * claim runs out: a sweep that finds work claimed by another process looks again when that claim ends. A failure is counted on the batch, which then waits
  * (EXTRACTION_BACKOFF_MS, doubling) before a sweep tries it again, up to EXTRACTION_MAX_ATTEMPTS.
@@ -180,19 +185,59 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
         await this.load.yieldWhileBusy(yieldUntil, this.stopping.signal);
         if (this.stopping.signal.aborted) break;
       }
-      // Null also when another process is extracting this profile: it takes these messages too.
-      const batch = await this.queue.claimNextBatch(profileId, this.config.extraction.leaseMs);
-      if (batch === null) break;
       const started = performance.now();
-      const outcome = await this.extractBatch(batch);
-      this.metrics.observeExtractionBatch(METRIC_OUTCOME[outcome], started);
-      if (outcome === 'changed') changed = true;
+      // Null also when another process is extracting this profile: it takes these messages too.
+      const done =
+        this.extraction.mode === 'heuristic'
+          ? await this.extractInPlace(profileId)
+          : await this.claimAndExtract(profileId);
+      if (done === null) break;
+      this.metrics.observeExtractionBatch(METRIC_OUTCOME[done.outcome], started);
+      if (done.outcome === 'changed') changed = true;
       // messages stored after the claim bring their own run (schedule), so a batch that took every
       // ready message is the last
-      if (outcome === 'failed' || outcome === 'stopped' || !batch.more) break;
+      if (done.outcome === 'failed' || done.outcome === 'stopped' || !done.batch.more) break;
     }
     if (changed && !this.stopping.signal.aborted) {
       await this.summary.refreshIfDue(profileId, this.stopping.signal);
+    }
+  }
+
+  /** The LLM's path: the batch is claimed (a lease), extracted with no connection held, then applied. */
+  private async claimAndExtract(profileId: string): Promise<ExtractedBatch | null> {
+    const batch = await this.queue.claimNextBatch(profileId, this.config.extraction.leaseMs);
+    return batch && { batch, outcome: await this.extractBatch(batch) };
+  }
+
+  /**
+   * The heuristic's path: it waits on nothing, so the batch is read, extracted and applied in one
+   * transaction (ExtractionQueue.extractInPlace), with no lease to write and clear.
+   */
+  private async extractInPlace(profileId: string): Promise<ExtractedBatch | null> {
+    let read: ClaimedBatch | null = null;
+    try {
+      const done = await this.queue.extractInPlace(
+        profileId,
+        async (manager, batch) => {
+          const schemas = applyRequestSchemas(this.schemas.all(), batch.traitOverrides);
+          const texts = batch.userMessages.map((message) => message.content);
+          const sourceIds = batch.userMessages.map((message) => message.id);
+          const result = await this.extraction.extractConversation(texts, schemas, this.stopping.signal);
+          return this.extraction.apply(manager, profileId, result, schemas, sourceIds, 'extraction');
+        },
+        (batch) => (read = batch),
+      );
+      if (done === null) return null;
+      this.extraction.announce(profileId, done.result);
+      return { batch: done.batch, outcome: done.result.changed ? 'changed' : 'unchanged' };
+    } catch (error) {
+      if (read === null) throw error; // no batch read: the run ends, and logs why
+      const batch: ClaimedBatch = read;
+      // Completed by a process whose lease ran out, or the profile (and its messages) deleted meanwhile.
+      if (error instanceof BatchTakenError || isForeignKeyViolation(error))
+        return { batch, outcome: 'unchanged' };
+      await this.recordFailure(batch, error);
+      return { batch, outcome: 'failed' };
     }
   }
 
@@ -222,15 +267,20 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
       }
       // Taken over by another process, or the profile (and its messages) deleted meanwhile.
       if (error instanceof BatchTakenError || isForeignKeyViolation(error)) return 'unchanged';
-      const { maxAttempts, backoffMs } = this.config.extraction;
-      await this.queue.fail(batch, errorMessage(error), maxAttempts, backoffMs);
-      this.logger.warn(
-        `extraction of ${batch.messageIds.length} message(s) of profile ${batch.profileId} failed: ${errorMessage(error)}`,
-      );
+      await this.recordFailure(batch, error);
       return 'failed';
     } finally {
       stopRenewing();
     }
+  }
+
+  /** Counts a failed attempt on the batch, which then waits before it is tried again. */
+  private async recordFailure(batch: ClaimedBatch, error: unknown): Promise<void> {
+    const { maxAttempts, backoffMs } = this.config.extraction;
+    await this.queue.fail(batch, errorMessage(error), maxAttempts, backoffMs);
+    this.logger.warn(
+      `extraction of ${batch.messageIds.length} message(s) of profile ${batch.profileId} failed: ${errorMessage(error)}`,
+    );
   }
 
   /** Renews the batch's claim every third of the lease until the returned function is called. */
