@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { MemoryTouches } from '../src/memories/memory-touches';
 import { TurnRecorder } from '../src/messages/turn-recorder';
 import { makeMemory, makeProfile } from './support/factories';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
@@ -59,6 +60,31 @@ describe('Turn recording under load', () => {
     );
     expect(touched[0].count).toBeGreaterThan(0);
   });
+  it("sends a memory's touch once a minute: the statement then carries only memories that may be due", async () => {
+    const profile = await makeProfile(t, 'touched-user');
+    const memory = await makeMemory(t, profile.id, { content: 'I like tea' });
+    const touches = t.app.get(MemoryTouches);
+    const query = jest.spyOn(t.dataSource, 'query');
+    const sent = () =>
+      query.mock.calls
+        .filter(([sql]) => sql.includes('SET last_accessed_at = now()'))
+        .map(([, values]) => values);
+    try {
+      touches.touch([memory.id]);
+      await touches.flush();
+      touches.touch([memory.id]); // within the minute: known touched, not sent
+      await touches.flush();
+      await t.drain();
+      expect(sent()).toEqual([[[memory.id], expect.any(Number)]]);
+    } finally {
+      query.mockRestore();
+    }
+    const [row] = await t.dataSource.query(`SELECT last_accessed_at FROM memories WHERE id = $1`, [
+      memory.id,
+    ]);
+    expect(row.last_accessed_at).not.toBeNull();
+  });
+
   it('gathers the turns that come while a write is under way before writing them', async () => {
     const profile = await makeProfile(t, 'gathered-user');
     const recorder = t.app.get(TurnRecorder);
