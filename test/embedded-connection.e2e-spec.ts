@@ -78,11 +78,7 @@ const onServer = process.env.DATABASE_URL !== undefined;
       options: { connection: EmbeddedPgConnection };
     };
     expect(Object.keys(pool.options.connection.parsedStatements)).toEqual(
-      expect.arrayContaining([
-        'extraction-claim-read-v1',
-        'extraction-claim-write-v1',
-        'extraction-complete-v1',
-      ]),
+      expect.arrayContaining(['extraction-claim-read-v1', 'extraction-complete-in-place-v1']),
     );
     const [{ pending }] = await t.dataSource.query(
       `SELECT count(*)::int AS pending FROM messages WHERE profile_id = $1 AND extracted_at IS NULL`,

@@ -125,6 +125,49 @@ describe('Turn recording under load', () => {
   });
 });
 
+describe('The bound of the queue of turns to store', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ TURN_QUEUE_SIZE: '2' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('keeps the room it gave until its turn comes, so requests woken together cannot pass the bound', async () => {
+    const profile = await makeProfile(t, 'bounded-user');
+    const recorder = t.app.get(TurnRecorder);
+    const turn = (text: string) => ({
+      profileId: profile.id,
+      userMessages: [{ text, toLearn: false }],
+      reply: 'ok',
+      model: 'fake-model',
+      requestId: text,
+      traitOverrides: [],
+    });
+    await recorder.roomForTurn();
+    await recorder.roomForTurn();
+    expect(recorder.saturated).toBe(true); // nothing queued yet: the room is kept for the two turns
+    let third = false;
+    const waiting = recorder.roomForTurn().then(() => (third = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(third).toBe(false);
+    recorder.queue(turn('one'));
+    recorder.queue(turn('two'));
+    await waiting; // woken once the writer stored them
+    recorder.queue(turn('three'));
+    await t.drain();
+    const [{ count }] = await t.dataSource.query(
+      `SELECT count(*)::int AS count FROM messages WHERE profile_id = $1 AND role = 'user'`,
+      [profile.id],
+    );
+    expect(count).toBe(3);
+    expect(recorder.saturated).toBe(false);
+  });
+});
+
 (onServer ? describe : describe.skip)('Turn recording on a server, with other sessions in the way', () => {
   let fake: FakeOpenAI;
   let t: TestApp;

@@ -64,6 +64,8 @@ export class TurnRecorder implements BeforeApplicationShutdown {
   private readonly logger = new Logger('TurnRecorder');
   private readonly turns: MessageRow[][] = [];
   private readonly roomWaiters: Array<() => void> = [];
+  /** Room that `roomForTurn` gave and its `queue` call has not taken yet. */
+  private reserved = 0;
   private writing = false;
   private giveUpAt = Infinity;
 
@@ -81,19 +83,22 @@ export class TurnRecorder implements BeforeApplicationShutdown {
 
   /** True when the queue is full and requests are waiting for their turn to be taken. */
   get saturated(): boolean {
-    return this.turns.length >= this.config.turnQueueSize;
-  }
-
-  /** Resolves when the queue has room for a turn: at once, unless it is full. */
-  async roomForTurn(): Promise<void> {
-    while (this.saturated) await new Promise<void>((wake) => this.roomWaiters.push(wake));
+    return this.turns.length + this.reserved >= this.config.turnQueueSize;
   }
 
   /**
-   * Queues a turn now. Callers wait for `roomForTurn` first and call this in the same turn of the event
-   * loop, so that the queue stays within its bound.
+   * Resolves when the queue has room for a turn (at once, unless it is full) and keeps that room for
+   * the caller's next `queue`, which must follow: so the queue stays within its bound however many
+   * waiting requests are woken together.
    */
+  async roomForTurn(): Promise<void> {
+    while (this.saturated) await new Promise<void>((wake) => this.roomWaiters.push(wake));
+    this.reserved++;
+  }
+
+  /** Queues a turn now, in the room `roomForTurn` kept for it. */
   queue(turn: CompletedTurn): void {
+    if (this.reserved > 0) this.reserved--;
     const rows = messageRows(turn);
     if (rows.length === 0) return;
     this.turns.push(rows);

@@ -82,9 +82,12 @@ export class RelayPipeline {
       if (reply === null) return end();
       // Waits while the queue of turns to store is full, so that load slows down instead of piling up.
       await this.recorder.roomForTurn();
-      end();
-      // in the same turn of the event loop as the wait ended (the queue keeps its bound), after the answer
-      this.record(profileId, turn, schemas, reply, requestId(req), context);
+      try {
+        end();
+      } finally {
+        // after the answer, into the room kept for it
+        this.record(profileId, turn, schemas, reply, requestId(req), context);
+      }
     };
     if (exchange.streams(upstream.status, upstream.headers, clientBody)) {
       await this.relayStream(client, exchange, upstream, clientBody, finish);
