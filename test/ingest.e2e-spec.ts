@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { JobLeases } from '../src/database/job-leases';
 import { expectEnvelope, ISO_TIMESTAMP, makeMemory, makeProfile, putTrait, UUID } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -227,7 +228,13 @@ describe('POST /api/profiles/:id/ingest (heuristic extractor)', () => {
         summaryUpdatedAt: expect.any(String),
       });
 
-      await ingest(profile.id, { data: 'I live in Oslo.' }).expect(200);
+      const leases = jest.spyOn(t.app.get(JobLeases), 'runExclusive');
+      try {
+        await ingest(profile.id, { data: 'I live in Oslo.' }).expect(200);
+        expect(leases).not.toHaveBeenCalled(); // not due: no lease taken for it
+      } finally {
+        leases.mockRestore();
+      }
       const within = await t.api().get(`/api/profiles/${profile.id}`).expect(200);
       expect(within.body.profile.summaryVersion).toBe(1);
 

@@ -55,7 +55,7 @@ const METRIC_OUTCOME: Record<BatchOutcome, ExtractionOutcome> = {
  * held during the LLM call), then in one short transaction mark the batch extracted, if the claim is
  * still ours, and store the result; so a batch is never applied twice. The heuristic extractor waits on
  * nothing: its batch is read, extracted and applied in one transaction, with no claim written
- * (ExtractionQueue.extractInPlace). The claim is renewed every third
+ * (ExtractionQueue.extractInPlace). On the LLM's path the claim is renewed every third
  * of EXTRACTION_LEASE_MS while the run works, so a killed process's batch is taken over soon after its
  * claim runs out: a sweep that finds work claimed by another process looks again when that claim ends. A failure is counted on the batch, which then waits
  * (EXTRACTION_BACKOFF_MS, doubling) before a sweep tries it again, up to EXTRACTION_MAX_ATTEMPTS.

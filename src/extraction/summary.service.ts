@@ -38,29 +38,38 @@ export class SummaryService {
 
   /**
    * Returns true when a new summary was stored. Never throws. One process at a time writes a profile's
-   * summary (a job lease): another that finds it taken leaves it, so no LLM call is made twice.
+   * summary (a job lease): another that finds it taken leaves it, so no LLM call is made twice. The
+   * lease is taken only when a summary is due, which after most changes it is not.
    */
   async refreshIfDue(profileId: string, signal?: AbortSignal): Promise<boolean> {
     let stored = false;
-    await this.leases
-      .runExclusive(`summary:${profileId}`, SUMMARY_LEASE_MS, async () => {
+    try {
+      if ((await this.due(profileId)) === null) return false;
+      await this.leases.runExclusive(`summary:${profileId}`, SUMMARY_LEASE_MS, async () => {
         stored = await this.refreshNow(profileId, signal);
-      })
-      .catch((error: unknown) =>
-        this.logger.warn(`summary of profile ${profileId} not refreshed: ${errorMessage(error)}`),
-      );
+      });
+    } catch (error) {
+      this.logger.warn(`summary of profile ${profileId} not refreshed: ${errorMessage(error)}`);
+    }
     return stored;
+  }
+
+  /** The profile's current summary when a new one is due, else null. */
+  private async due(profileId: string): Promise<{ summary: string } | null> {
+    const rows: Array<{ summary: string }> = await this.dataSource.query(
+      `SELECT summary FROM profiles WHERE id = $1 AND ${DUE_CONDITION}`,
+      [profileId, this.config.summaryIntervalMinutes],
+    );
+    return rows[0] ?? null;
   }
 
   private async refreshNow(profileId: string, signal?: AbortSignal): Promise<boolean> {
     try {
-      const due: Array<{ summary: string }> = await this.dataSource.query(
-        `SELECT summary FROM profiles WHERE id = $1 AND ${DUE_CONDITION}`,
-        [profileId, this.config.summaryIntervalMinutes],
-      );
-      if (due.length === 0) return false;
+      // again under the lease: another process may have written it meanwhile
+      const due = await this.due(profileId);
+      if (due === null) return false;
       const summary = await this.compose(profileId, signal ?? new AbortController().signal);
-      if (summary === null || summary === due[0].summary) return false;
+      if (summary === null || summary === due.summary) return false;
       // The condition again: a PATCH or another worker may have come in meanwhile.
       const [, updated]: [unknown[], number] = await this.dataSource.query(
         `UPDATE profiles
