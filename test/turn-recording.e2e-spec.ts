@@ -1,11 +1,23 @@
 import { Client } from 'pg';
 import { MemoryTouches } from '../src/memories/memory-touches';
-import { TurnRecorder } from '../src/messages/turn-recorder';
+import { CompletedTurn, TurnRecorder } from '../src/messages/turn-recorder';
 import { makeMemory, makeProfile } from './support/factories';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { startTestApp, TestApp } from './support/test-app';
 
 const onServer = process.env.DATABASE_URL !== undefined;
+
+/** A completed turn of the profile with this user text (its request id), not to be learnt from. */
+function completedTurn(profileId: string, text: string): CompletedTurn {
+  return {
+    profileId,
+    userMessages: [{ text, toLearn: false }],
+    reply: 'ok',
+    model: 'fake-model',
+    requestId: text,
+    traitOverrides: [],
+  };
+}
 
 /** Recording completed turns: never lost, never waiting on rows other chats hold, bounded in memory. */
 describe('Turn recording under load', () => {
@@ -88,15 +100,7 @@ describe('Turn recording under load', () => {
   it('gathers the turns that come while a write is under way before writing them', async () => {
     const profile = await makeProfile(t, 'gathered-user');
     const recorder = t.app.get(TurnRecorder);
-    const turn = (text: string) =>
-      recorder.queue({
-        profileId: profile.id,
-        userMessages: [{ text, toLearn: false }],
-        reply: 'ok',
-        model: 'fake-model',
-        requestId: text,
-        traitOverrides: [],
-      });
+    const turn = (text: string) => recorder.queue(completedTurn(profile.id, text));
     // the first write is held until two more turns came: one during it, one just after it ended
     type Insert = (rows: Array<{ content: string }>) => Promise<unknown>;
     const writer = recorder as unknown as { insert: Insert };
@@ -139,14 +143,7 @@ describe('The bound of the queue of turns to store', () => {
   it('keeps the room it gave until its turn comes, so requests woken together cannot pass the bound', async () => {
     const profile = await makeProfile(t, 'bounded-user');
     const recorder = t.app.get(TurnRecorder);
-    const turn = (text: string) => ({
-      profileId: profile.id,
-      userMessages: [{ text, toLearn: false }],
-      reply: 'ok',
-      model: 'fake-model',
-      requestId: text,
-      traitOverrides: [],
-    });
+    const turn = (text: string) => completedTurn(profile.id, text);
     await recorder.roomForTurn();
     await recorder.roomForTurn();
     expect(recorder.saturated).toBe(true); // nothing queued yet: the room is kept for the two turns

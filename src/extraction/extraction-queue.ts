@@ -38,9 +38,6 @@ export interface ExtractionStatus {
 /** A batch's messages are under no live claim: none, or one whose process let it run out. */
 const UNCLAIMED = '(claimed_until IS NULL OR claimed_until < now())';
 
-/** The batch is no longer this process's to apply: another took it over, or completed it. */
-export class BatchTakenError extends Error {}
-
 interface PendingRow {
   id: string;
   role: string;
@@ -99,24 +96,20 @@ export class ExtractionQueue {
   }
 
   /**
-   * For an extractor that waits on nothing (the heuristic): reads the profile's next batch, marks it
-   * extracted and runs `work` (which extracts and applies it) in one transaction, with no lease written.
-   * The transaction holds the profile row, as a claim does while it is made: another process that
-   * would claim the profile finds nothing, and an erasure waits. Null when there is nothing ready or
-   * another process has the profile; throws BatchTakenError when a process whose lease ran out
-   * completed the batch meanwhile. A batch costs one transaction, and each message one update.
+   * For an extractor that waits on nothing (the heuristic): reads the profile's next batch and runs
+   * `work` (which extracts it, marks it extracted with `complete` and applies it) in one transaction,
+   * with no lease written. The transaction holds the profile row, as a claim does while it is made:
+   * another process that would claim the profile finds nothing, and an erasure waits. Null when there
+   * is nothing ready or another process has the profile. A batch costs one transaction, and each
+   * message one update.
    */
   async extractInPlace<T>(
     profileId: string,
     work: (manager: EntityManager, batch: ClaimedBatch) => Promise<T>,
-    onRead: (batch: ClaimedBatch) => void,
   ): Promise<{ batch: ClaimedBatch; result: T } | null> {
     return this.dataSource.transaction(async (manager) => {
       const batch = await this.readNextBatch(manager, profileId, null);
-      if (batch === null) return null;
-      onRead(batch);
-      if (!(await this.complete(manager, batch))) throw new BatchTakenError();
-      return { batch, result: await work(manager, batch) };
+      return batch && { batch, result: await work(manager, batch) };
     });
   }
 

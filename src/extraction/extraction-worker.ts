@@ -7,7 +7,7 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { BackgroundWork } from '../common/background-work';
 import { ServingLoad } from '../common/serving-load';
 import { isForeignKeyViolation } from '../common/database-errors';
@@ -20,8 +20,10 @@ import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
 import { ConcurrencyLimiter } from './concurrency-limiter';
 import { ExtractionAbortedError } from './extraction-errors';
 import { ContextService } from '../context/context.service';
-import { ExtractionService } from './extraction.service';
-import { BatchTakenError, ClaimedBatch, ExtractionQueue } from './extraction-queue';
+import { AppliedExtraction, ExtractionService } from './extraction.service';
+import type { ExtractionResult } from './extraction-types';
+import type { TraitSchema } from '../traits/trait-schema';
+import { ClaimedBatch, ExtractionQueue } from './extraction-queue';
 import { SummaryService } from './summary.service';
 
 /** Profiles looked up per query of a sweep. */
@@ -34,6 +36,9 @@ const MAX_BATCHES_PER_RUN = 200;
 const TAKEOVER_SLACK_MS = 100;
 
 type BatchOutcome = 'changed' | 'unchanged' | 'failed' | 'stopped';
+
+/** The batch is no longer this process's to apply: another took it over, or completed it. */
+class BatchTakenError extends Error {}
 
 interface ExtractedBatch {
   batch: ClaimedBatch;
@@ -216,17 +221,12 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
   private async extractInPlace(profileId: string): Promise<ExtractedBatch | null> {
     let read: ClaimedBatch | null = null;
     try {
-      const done = await this.queue.extractInPlace(
-        profileId,
-        async (manager, batch) => {
-          const schemas = applyRequestSchemas(this.schemas.all(), batch.traitOverrides);
-          const texts = batch.userMessages.map((message) => message.content);
-          const sourceIds = batch.userMessages.map((message) => message.id);
-          const result = await this.extraction.extractConversation(texts, schemas, this.stopping.signal);
-          return this.extraction.apply(manager, profileId, result, schemas, sourceIds, 'extraction');
-        },
-        (batch) => (read = batch),
-      );
+      const done = await this.queue.extractInPlace(profileId, async (manager, batch) => {
+        read = batch;
+        const { schemas, texts } = this.inputsOf(batch);
+        const result = await this.extraction.extractConversation(texts, schemas, this.stopping.signal);
+        return this.applyBatch(manager, batch, result, schemas);
+      });
       if (done === null) return null;
       this.extraction.announce(profileId, done.result);
       return { batch: done.batch, outcome: done.result.changed ? 'changed' : 'unchanged' };
@@ -241,23 +241,38 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
     }
   }
 
-  private async extractBatch(batch: ClaimedBatch): Promise<BatchOutcome> {
-    const schemas = applyRequestSchemas(this.schemas.all(), batch.traitOverrides);
+  /** What the extractor reads of a batch (the user's messages), and the trait schemas it follows. */
+  private inputsOf(batch: ClaimedBatch): { schemas: TraitSchema[]; texts: string[] } {
+    return {
+      schemas: applyRequestSchemas(this.schemas.all(), batch.traitOverrides),
+      texts: batch.userMessages.map((message) => message.content),
+    };
+  }
+
+  /** Inside the apply transaction: marks the batch extracted if it is still ours, then stores the result. */
+  private async applyBatch(
+    manager: EntityManager,
+    batch: ClaimedBatch,
+    result: ExtractionResult,
+    schemas: readonly TraitSchema[],
+  ): Promise<AppliedExtraction> {
+    if (!(await this.queue.complete(manager, batch))) throw new BatchTakenError();
     const sourceIds = batch.userMessages.map((message) => message.id);
+    return this.extraction.apply(manager, batch.profileId, result, schemas, sourceIds, 'extraction');
+  }
+
+  /** The LLM's batch, claimed: extracted with no connection held, then applied if still ours. */
+  private async extractBatch(batch: ClaimedBatch): Promise<BatchOutcome> {
+    const { schemas, texts } = this.inputsOf(batch);
     const stopRenewing = this.keepClaimed(batch);
     try {
-      const texts = batch.userMessages.map((message) => message.content);
       // the LLM is shown the stored memories most related to the turn, so that it can revise them
-      const known =
-        this.extraction.mode === 'llm'
-          ? await this.context.relatedMemories(batch.profileId, texts.join('\n'), RELATED_MEMORIES)
-          : [];
+      const known = await this.context.relatedMemories(batch.profileId, texts.join('\n'), RELATED_MEMORIES);
       const result = await this.extraction.extractConversation(texts, schemas, this.stopping.signal, known);
       const taken = () => new BatchTakenError();
-      const applied = await inProfileWrite(this.dataSource, batch.profileId, taken, async (manager) => {
-        if (!(await this.queue.complete(manager, batch))) throw new BatchTakenError();
-        return this.extraction.apply(manager, batch.profileId, result, schemas, sourceIds, 'extraction');
-      });
+      const applied = await inProfileWrite(this.dataSource, batch.profileId, taken, (manager) =>
+        this.applyBatch(manager, batch, result, schemas),
+      );
       this.extraction.announce(batch.profileId, applied);
       return applied.changed ? 'changed' : 'unchanged';
     } catch (error) {
