@@ -28,6 +28,35 @@ describe('ServingLoad', () => {
     end();
   });
 
+  it('judges a burst after a quiet spell by the time answers were in flight, not the quiet before', async () => {
+    const load = new ServingLoad(0.8);
+    const first = load.begin();
+    spin(250);
+    expect(load.busy()).toBe(true);
+    first();
+    await idle(600); // nothing in flight: not part of the next sample
+    const end = load.begin();
+    expect(load.busy()).toBe(true); // the burst's first sample is not complete: the last one stands
+    spin(250);
+    expect(load.busy()).toBe(true);
+    end();
+  });
+
+  it('leaves out the gaps between answers, and counts the waits within them', async () => {
+    const load = new ServingLoad(0.8);
+    for (let i = 0; i < 3; i++) {
+      const end = load.begin();
+      spin(100);
+      end();
+      await idle(300);
+    }
+    const end = load.begin();
+    expect(load.busy()).toBe(true); // 300 ms in flight, all busy; 900 ms of gaps left out
+    await idle(300); // an answer in flight that waits: the loop has time
+    expect(load.busy()).toBe(false);
+    end();
+  });
+
   it('ends an answer once however often its end is called', () => {
     const load = new ServingLoad(0);
     const first = load.begin();

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
-/** The shortest span the event loop's utilisation is measured over. */
+/** The time with answers in flight that the event loop's utilisation is measured over. */
 const SAMPLE_MS = 200;
 /** How often work that yields looks again whether the process is still busy. */
 const POLL_MS = 50;
@@ -9,15 +9,22 @@ type LoopSample = ReturnType<typeof performance.eventLoopUtilization>;
 
 /**
  * Whether the process is busy answering: answers in flight while its event loop was busy at least
- * `threshold` of the last sample (at least SAMPLE_MS long). Background work that can wait without
- * losing anything (extraction: its messages are stored) yields while it is, so that it does not slow
- * answers down; it goes on as soon as no answer is in flight, the loop has time again, or its
- * deadline passed (so learning lags load by a bounded time and never starves).
+ * `threshold` of the time answers were in flight, over the last SAMPLE_MS of such time. Background
+ * work that can wait without losing anything (extraction: its messages are stored) yields while it
+ * is, so that it does not slow answers down; it goes on as soon as no answer is in flight, the loop
+ * has time again, or its deadline passed (so learning lags load by a bounded time and never starves).
+ *
+ * Time with no answer in flight is left out of the measure: a burst that follows a quiet spell is
+ * judged by how busy answering keeps the loop, not diluted by the quiet before it. Until a burst's
+ * first sample is complete, the last one stands.
  */
 export class ServingLoad {
   private answering = 0;
-  private sample: LoopSample = performance.eventLoopUtilization();
-  private sampledAt = performance.now();
+  /** The loop's counters when answers last went in flight (from none); null while none are. */
+  private openedAt: LoopSample | null = null;
+  /** Loop time, active and idle, with answers in flight in the sample being taken, before `openedAt`. */
+  private active = 0;
+  private idle = 0;
   private utilization = 0;
 
   /** `threshold` 1 never counts the process busy; 0 counts it busy whenever an answer is in flight. */
@@ -25,12 +32,12 @@ export class ServingLoad {
 
   /** Marks an answer in flight; the returned function ends it (once, however often it is called). */
   begin(): () => void {
-    this.answering++;
+    if (this.answering++ === 0) this.openedAt = performance.eventLoopUtilization();
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
-      this.answering--;
+      if (--this.answering === 0) this.close();
     };
   }
 
@@ -40,12 +47,15 @@ export class ServingLoad {
 
   busy(): boolean {
     if (this.answering === 0 || this.threshold >= 1) return false;
-    const now = performance.now();
-    if (now - this.sampledAt >= SAMPLE_MS) {
-      const current = performance.eventLoopUtilization();
-      this.utilization = performance.eventLoopUtilization(current, this.sample).utilization;
-      this.sample = current;
-      this.sampledAt = now;
+    const now = performance.eventLoopUtilization();
+    const open = performance.eventLoopUtilization(now, this.openedAt ?? now);
+    const active = this.active + open.active;
+    const idle = this.idle + open.idle;
+    if (active + idle >= SAMPLE_MS) {
+      this.utilization = active / (active + idle);
+      this.active = 0;
+      this.idle = 0;
+      this.openedAt = now;
     }
     return this.utilization >= this.threshold;
   }
@@ -55,6 +65,15 @@ export class ServingLoad {
     while (!signal.aborted && performance.now() < deadline && this.busy()) {
       await pause(Math.min(POLL_MS, Math.max(1, deadline - performance.now())), signal);
     }
+  }
+
+  /** The last answer ended: the time it was in flight is kept for the sample. */
+  private close(): void {
+    if (this.openedAt === null) return;
+    const span = performance.eventLoopUtilization(performance.eventLoopUtilization(), this.openedAt);
+    this.active += span.active;
+    this.idle += span.idle;
+    this.openedAt = null;
   }
 }
 
