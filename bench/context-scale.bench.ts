@@ -180,11 +180,15 @@ async function timeHeldProfiles(
   const timings: StatementTiming[] = [];
   for (const size of sizes) {
     const profile = { externalId: `bench-scale-${size}` };
-    const [whole] = await database.rows<HeldProfileStatementRow>(heldProfileStatement(profile, '', ''));
+    const [whole] = await database.rows<HeldProfileStatementRow>(heldProfileStatement(profile, '', null));
     const held = HeldMemoryCandidates.from(whole.memories!)!;
     const build = async (i: number) => {
       const [row] = await database.rows<HeldProfileStatementRow>(
-        heldProfileStatement(profile, questionOf(i), whole.fingerprint!),
+        heldProfileStatement(profile, questionOf(i), {
+          fingerprint: whole.fingerprint!,
+          memoryVersions: held.versions,
+          serverStarted: whole.server_started!,
+        }),
       );
       if (row.memories !== null) throw new Error('the held profile changed during the benchmark');
       held.candidates(row.units, CANDIDATES_PER_SOURCE);

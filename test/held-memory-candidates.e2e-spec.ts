@@ -3,7 +3,7 @@ import {
   ContextStatementRow,
   heldProfileStatement,
 } from '../src/context/context-statement';
-import type { HeldProfileStatementRow } from '../src/context/context-statement';
+import type { HeldProfileStatementRow, HeldProfileVersions } from '../src/context/context-statement';
 import { HeldMemoryCandidates } from '../src/memories/held-memory-candidates';
 import { makeProfile } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
@@ -73,7 +73,7 @@ describe('Candidates ranked in the process, against the context statement', () =
   }
 
   async function inProcess(question: string, perSource: number, id = profileId): Promise<Candidate[]> {
-    const statement = heldProfileStatement({ id }, question, '');
+    const statement = heldProfileStatement({ id }, question, null);
     const [row]: HeldProfileStatementRow[] = await t.dataSource.query(statement.text, statement.values);
     expect(row.fingerprint).toMatch(/^[0-9a-f]{32}$/);
     const held = HeldMemoryCandidates.from(row.memories!)!;
@@ -122,5 +122,70 @@ describe('Candidates ranked in the process, against the context statement', () =
     const expected = await fromStatement('nothing in common', 1, id);
     expect(expected).toHaveLength(2);
     expect(await inProcess('nothing in common', 1, id)).toEqual(expected);
+  });
+
+  it('sends only the memories the caller does not hold, and the copy it updates ranks as a fresh read', async () => {
+    const id = (await makeProfile(t)).id;
+    await t.dataSource.query(
+      `INSERT INTO memories (profile_id, content, content_hash, type, importance, created_at)
+       SELECT $1, 'Will talked about jazz records on day ' || n, md5('held' || n), 'fact', (n % 10) / 10.0,
+              now() - n * interval '7 minutes'
+       FROM generate_series(1, 20) AS n`,
+      [id],
+    );
+    const read = async (held: HeldProfileVersions | null) => {
+      const statement = heldProfileStatement({ id }, 'What about jazz on day 3?', held);
+      const [row]: HeldProfileStatementRow[] = await t.dataSource.query(statement.text, statement.values);
+      return row;
+    };
+    const first = await read(null);
+    expect(first.memories).toHaveLength(20);
+    const held = HeldMemoryCandidates.from(first.memories!)!;
+    const holding = (serverStarted = first.server_started!): HeldProfileVersions => ({
+      fingerprint: first.fingerprint!,
+      memoryVersions: held.versions,
+      serverStarted,
+    });
+    expect((await read(holding())).memories).toBeNull();
+
+    const [[edited], [removed]] = await Promise.all(
+      [0, 1].map((offset) =>
+        t.dataSource.query<Array<{ id: string }>>(
+          `SELECT id FROM memories WHERE profile_id = $1 ORDER BY created_at DESC OFFSET $2 LIMIT 1`,
+          [id, offset],
+        ),
+      ),
+    );
+    await t.dataSource.query(
+      `UPDATE memories SET content = 'Will sold his jazz records on day 3' WHERE id = $1`,
+      [edited.id],
+    );
+    await t.dataSource.query(`DELETE FROM memories WHERE id = $1`, [removed.id]);
+    await t.dataSource.query(
+      `INSERT INTO memories (profile_id, content, content_hash, type, importance)
+       VALUES ($1, 'Maria loves jazz on day 3 too', 'held-new', 'fact', 0.9)`,
+      [id],
+    );
+
+    const changed = await read(holding());
+    expect(changed.fingerprint).not.toBe(first.fingerprint);
+    expect(changed.memories!.map((m) => m.content).sort()).toEqual([
+      'Maria loves jazz on day 3 too',
+      'Will sold his jazz records on day 3',
+    ]);
+    expect(changed.memory_versions!.split(',')).toHaveLength(20);
+    const updated = held.updated(changed.memories!, changed.memory_versions!)!;
+    const fresh = await read(null);
+    expect(fresh.fingerprint).toBe(changed.fingerprint);
+    const ranked = (candidates: HeldMemoryCandidates) =>
+      candidates
+        .candidates(fresh.units, 5)
+        .map((m) => ({ id: m.id, content: m.content, rank: rank(m.textRank), anchor: m.anchorId }));
+    expect(ranked(updated)).toEqual(ranked(HeldMemoryCandidates.from(fresh.memories!)!));
+    expect(ranked(updated).map((m) => m.id)).not.toContain(removed.id);
+    expect(updated.versions.sort()).toEqual(changed.memory_versions!.split(',').sort());
+
+    // versions read under another server start are not trusted: every memory is sent
+    expect((await read(holding('2000-01-01 00:00:00+00'))).memories).toHaveLength(20);
   });
 });

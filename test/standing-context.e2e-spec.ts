@@ -128,6 +128,28 @@ describe('The standing part of a context, held between requests', () => {
     expect(await injected('standing-replica')).toContain('Summary written elsewhere.');
   });
 
+  it('sends again only the memories that changed, and builds the context a fresh read builds', async () => {
+    const { memories } = await userWithMemories('standing-delta');
+    await injected('standing-delta'); // its memories are marked as used: each row changes once
+    await injected('standing-delta');
+    await t.dataSource.query(`UPDATE memories SET content = 'Has a cat called Pixel' WHERE id = $1`, [
+      memories[0].id,
+    ]);
+    rows = [];
+    const updated = await injected('standing-delta');
+    expect(updated).toContain('cat called Pixel');
+    expect(updated).toContain('peanuts');
+    expect(rows).toHaveLength(1);
+    expect(rows[0].memories!.map((memory) => memory.id)).toEqual([memories[0].id]);
+    expect(rows[0].memory_versions!.split(',')).toHaveLength(3);
+
+    const held = (t.app.get(ContextService) as unknown as { held: HeldContexts }).held;
+    held.forgetProfile(rows[0].id);
+    rows = [];
+    expect(await injected('standing-delta')).toBe(updated);
+    expect(rows[0].memories).toHaveLength(3);
+  });
+
   it('forgets an erased profile: its held part is dropped, and a new one with the same user id starts empty', async () => {
     const { profile } = await userWithMemories('standing-erased');
     expect(await injected('standing-erased')).toContain('Pixel');

@@ -40,8 +40,25 @@ export interface HeldProfileStatementRow {
   fingerprint: string | null;
   summary: string | null;
   traits: Array<{ key: string; value: unknown }> | null;
+  /**
+   * The memories whose row version the caller does not hold (all of them when it holds none, or held
+   * them from another server start); null when the fingerprint is the held one.
+   */
   memories: HeldMemoryRow[] | null;
+  /** Every memory's `id=version`, comma-separated ('' for none); null when the fingerprint is the held one. */
+  memory_versions: string | null;
+  /** The server's start time, which a held copy's row versions hold for; null as `memory_versions`. */
+  server_started: string | null;
   units: QuestionUnit[];
+}
+
+/** What a caller holds of a small profile, for the held statement: its fingerprint and its memories' versions. */
+export interface HeldProfileVersions {
+  fingerprint: string;
+  /** Each held memory's `id=version`. */
+  memoryVersions: readonly string[];
+  /** The server start time the versions were read under. */
+  serverStarted: string;
 }
 
 /** A memory `m` as a candidate row (CandidateRow) with these ranks. */
@@ -137,49 +154,68 @@ function profileSql(profile: ProfileKey): string {
  * (HeldMemoryCandidates ranks them as memoryCandidatesSql would): the database splits the question
  * into words and confirms by a fingerprint that what the caller holds is what it holds. The
  * fingerprint is an md5 of the server's start time and the ids and row versions (`xmin`) of the
- * profile, its traits and all its memories, so any write to any of them on any replica changes it;
- * the profile, its traits and memories are sent only when it differs from `heldFingerprint`. A
- * profile at or past the limit gets no fingerprint, and the caller uses contextStatement.
+ * profile, its traits and all its memories, so any write to any of them on any replica changes it.
+ * When it differs from the held one, the profile and its traits are sent, every memory's id and
+ * version, and only the memories whose version the caller does not hold (`held`): a memory updated
+ * or touched costs its own row, not the profile's. Versions read under another server start are not
+ * trusted (a promoted replica may reuse transaction ids). A profile at or past the limit gets no
+ * fingerprint, and the caller uses contextStatement.
  */
 export function heldProfileStatement(
   profile: ProfileKey,
   question: string,
-  heldFingerprint: string,
+  held: HeldProfileVersions | null,
   wordScanLimit = WORD_SCAN_LIMIT,
 ): NamedStatement {
   const text = questionText(question);
   const byId = 'id' in profile;
   const changed = `f.value IS NOT NULL AND f.value <> $4::text`;
+  const memoryVersion = `m.id || '=' || m.xmin::text`;
   return {
-    name: `chat-context-v15-held-${byId ? 'id' : 'user'}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`,
+    name: `chat-context-v16-held-${byId ? 'id' : 'user'}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`,
     text: `WITH profile AS (${profileSql(profile)}),
        units AS MATERIALIZED (${questionUnitsSql('$2', '$3::text[]')}),
        profile_size AS MATERIALIZED (
          SELECT count(*)::int AS n FROM (
            SELECT 1 FROM memories m WHERE m.profile_id = (SELECT id FROM profile) LIMIT ${wordScanLimit}) AS counted
        ),
-       fingerprint AS MATERIALIZED (
-         SELECT CASE WHEN s.n < ${wordScanLimit} THEN ${fingerprintSql(
-           `(SELECT string_agg(m.id || '=' || m.xmin::text, ',' ORDER BY m.id) FROM memories m WHERE m.profile_id = p.id)`,
-         )} END AS value
+       versions AS MATERIALIZED (
+         SELECT CASE WHEN s.n < ${wordScanLimit} THEN
+           (SELECT coalesce(string_agg(${memoryVersion}, ',' ORDER BY m.id), '') FROM memories m WHERE m.profile_id = p.id)
+         END AS value
          FROM profile p, profile_size s
+       ),
+       fingerprint AS MATERIALIZED (
+         SELECT CASE WHEN v.value IS NOT NULL THEN ${fingerprintSql(`nullif(v.value, '')`)} END AS value
+         FROM profile p, versions v
        )
        SELECT p.id, s.n AS memory_count, f.value AS fingerprint,
          CASE WHEN ${changed} THEN p.summary END AS summary,
          CASE WHEN ${changed} THEN
            ${TRAITS_JSON} END AS traits,
          CASE WHEN ${changed} THEN
-           (SELECT coalesce(json_agg(json_build_object('id', m.id,
+           (SELECT coalesce(json_agg(json_build_object('id', m.id, 'version', m.xmin::text,
               'content', CASE WHEN m.superseded_at IS NULL THEN m.content END, 'type', m.type,
               'importance', m.importance, 'decay_factor', m.decay_factor, 'created_at', m.created_at,
               'last_accessed_at', m.last_accessed_at,
               'created_us', ((extract(epoch FROM m.created_at) * 1000000)::bigint)::text,
               'superseded', m.superseded_at IS NOT NULL,
               'lexemes', coalesce(tsvector_to_array(m.search_vector), '{}'))), '[]'::json)
-            FROM memories m WHERE m.profile_id = p.id) END AS memories,
+            FROM memories m WHERE m.profile_id = p.id
+              AND ${memoryVersion} <> ALL (CASE WHEN $6::text = pg_postmaster_start_time()::text
+                                               THEN $5::text[] ELSE '{}'::text[] END)) END AS memories,
+         CASE WHEN ${changed} THEN v.value END AS memory_versions,
+         CASE WHEN ${changed} THEN pg_postmaster_start_time()::text END AS server_started,
          (SELECT coalesce(json_agg(json_build_object('unit', u.unit, 'exact', u.exact, 'stem', u.stem)), '[]'::json)
           FROM units u) AS units
-       FROM profile p, profile_size s, fingerprint f`,
-    values: [byId ? profile.id : profile.externalId, text, namesIn(text), heldFingerprint],
+       FROM profile p, profile_size s, versions v, fingerprint f`,
+    values: [
+      byId ? profile.id : profile.externalId,
+      text,
+      namesIn(text),
+      held?.fingerprint ?? '',
+      held?.memoryVersions ?? [],
+      held?.serverStarted ?? '',
+    ],
   };
 }

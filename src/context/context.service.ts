@@ -291,7 +291,17 @@ export class ContextService {
     const confirmed = this.changes.token();
     const confirmedAt = performance.now();
     const [row] = await this.statements.query<HeldProfileStatementRow>(
-      heldProfileStatement(profile, question, held?.fingerprint ?? ''),
+      heldProfileStatement(
+        profile,
+        question,
+        held
+          ? {
+              fingerprint: held.fingerprint,
+              memoryVersions: held.memories.versions,
+              serverStarted: held.serverStarted,
+            }
+          : null,
+      ),
     );
     if (!row) {
       this.held.delete(key);
@@ -300,7 +310,7 @@ export class ContextService {
     const text = questionText(question);
     this.words.learn(text, namesIn(text), row.units);
     const whole =
-      row.fingerprint !== null && row.memories === null ? held : wholeOf(row, confirmed, confirmedAt);
+      row.fingerprint !== null && row.memories === null ? held : wholeOf(row, held, confirmed, confirmedAt);
     if (whole === null || whole === undefined) {
       this.held.set(key, { kind: 'large', profileId: row.id });
       return 'large';
@@ -327,18 +337,27 @@ export class ContextService {
 }
 
 /**
- * The profile held whole from this row, read after `confirmed` and `confirmedAt`; null when it is too
- * large (or its times cannot be held).
+ * The profile held whole from this row, read after `confirmed` and `confirmedAt`, with the memories
+ * it did not send taken from `held`; null when it is too large (or its times cannot be held).
  */
 function wholeOf(
   row: HeldProfileStatementRow,
+  held: WholeProfile | undefined,
   confirmed: ChangeToken | null,
   confirmedAt: number,
 ): WholeProfile | null {
-  if (row.fingerprint === null || row.memories === null) return null;
-  const memories = HeldMemoryCandidates.from(row.memories);
+  const { fingerprint, memories: changed, memory_versions: versions, server_started: serverStarted } = row;
+  if (fingerprint === null || changed === null || versions === null || serverStarted === null) return null;
+  const memories = held ? held.memories.updated(changed, versions) : HeldMemoryCandidates.from(changed);
   if (memories === null) return null;
-  return { kind: 'whole', ...heldParts(row, row.fingerprint), memories, confirmed, confirmedAt };
+  return {
+    kind: 'whole',
+    ...heldParts(row, fingerprint),
+    memories,
+    serverStarted,
+    confirmed,
+    confirmedAt,
+  };
 }
 
 function standingOf(row: ContextStatementRow): StandingContext {

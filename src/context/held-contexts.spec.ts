@@ -4,6 +4,7 @@ import { HeldContext, HeldContexts } from './held-contexts';
 function memoryRow(id: string, content: string): HeldMemoryRow {
   return {
     id,
+    version: '1',
     content,
     type: 'fact',
     importance: 0.5,
@@ -24,6 +25,7 @@ function whole(profileId: string, contentLength: number): HeldContext {
     summary: '',
     traits: [],
     memories: HeldMemoryCandidates.from([memoryRow(`m-${profileId}`, 'x'.repeat(contentLength))])!,
+    serverStarted: '2026-01-01 00:00:00+00',
     confirmed: null,
     confirmedAt: 0,
   };

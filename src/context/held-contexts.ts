@@ -19,6 +19,8 @@ interface HeldProfileParts {
 export interface WholeProfile extends HeldProfileParts {
   kind: 'whole';
   memories: HeldMemoryCandidates;
+  /** The database server's start time when the memories were read: their row versions hold for it. */
+  serverStarted: string;
   /** The feed's moment before the read that last matched this copy; null when the feed was not live. */
   confirmed: ChangeToken | null;
   /** When that read began (performance.now()). */

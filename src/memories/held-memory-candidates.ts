@@ -21,6 +21,8 @@ export interface QuestionUnit {
 /** A memory row as the context statement hands over a small profile's memories whole. */
 export interface HeldMemoryRow {
   id: string;
+  /** The row's version (its xmin): a memory of the same id and version is the same memory. */
+  version: string;
   /** Null for a superseded memory: it only counts in word rarity. */
   content: string | null;
   type: MemoryType;
@@ -37,6 +39,8 @@ export interface HeldMemoryRow {
 
 interface HeldMemory {
   memory: RetrievedMemory;
+  /** `id=version`, as the held statement names the rows held. */
+  idVersion: string;
   createdUs: number;
   superseded: boolean;
   words: Set<string>;
@@ -47,6 +51,30 @@ const WINDOW_US = PROXIMITY_WINDOW_MINUTES * 60 * 1_000_000;
 /** Newest first, then the greater id (the order of PostgreSQL's uuid comparison, bytes as hex). */
 function newerFirst(a: HeldMemory, b: HeldMemory): number {
   return b.createdUs - a.createdUs || (a.memory.id < b.memory.id ? 1 : a.memory.id > b.memory.id ? -1 : 0);
+}
+
+/** A memory held from its row; null when its creation time cannot be held exactly. */
+function heldMemory(row: HeldMemoryRow): HeldMemory | null {
+  const createdUs = Number(row.created_us);
+  if (!Number.isSafeInteger(createdUs)) return null;
+  return {
+    memory: {
+      id: row.id,
+      content: row.content ?? '',
+      type: row.type,
+      importance: row.importance,
+      decayFactor: row.decay_factor,
+      createdAt: new Date(row.created_at),
+      lastAccessedAt: row.last_accessed_at === null ? null : new Date(row.last_accessed_at),
+      textRank: 0,
+      vectorSimilarity: null,
+      anchorId: null,
+    },
+    idVersion: `${row.id}=${row.version}`,
+    createdUs,
+    superseded: row.superseded,
+    words: new Set(row.lexemes),
+  };
 }
 
 /**
@@ -79,31 +107,42 @@ export class HeldMemoryCandidates {
     }
   }
 
-  /** Null when a creation time cannot be held exactly (beyond about 285 years from 1970). */
+  /**
+   * The memories of `rows`; null when a creation time cannot be held exactly (beyond about 285 years
+   * from 1970).
+   */
   static from(rows: HeldMemoryRow[]): HeldMemoryCandidates | null {
     const all: HeldMemory[] = [];
     for (const row of rows) {
-      const createdUs = Number(row.created_us);
-      if (!Number.isSafeInteger(createdUs)) return null;
-      all.push({
-        memory: {
-          id: row.id,
-          content: row.content ?? '',
-          type: row.type,
-          importance: row.importance,
-          decayFactor: row.decay_factor,
-          createdAt: new Date(row.created_at),
-          lastAccessedAt: row.last_accessed_at === null ? null : new Date(row.last_accessed_at),
-          textRank: 0,
-          vectorSimilarity: null,
-          anchorId: null,
-        },
-        createdUs,
-        superseded: row.superseded,
-        words: new Set(row.lexemes),
-      });
+      const held = heldMemory(row);
+      if (held === null) return null;
+      all.push(held);
     }
     return new HeldMemoryCandidates(all);
+  }
+
+  /**
+   * The profile's memories now, from the rows of the ones that changed and these for the rest:
+   * `versions` names every memory the profile has (`id=version`, comma-separated), and each one not in
+   * `changed` must be held here at that version. Null as `from`.
+   */
+  updated(changed: HeldMemoryRow[], versions: string): HeldMemoryCandidates | null {
+    const sent = new Map<string, HeldMemoryRow>(changed.map((row) => [`${row.id}=${row.version}`, row]));
+    const kept = new Map(this.all.map((held) => [held.idVersion, held]));
+    const all: HeldMemory[] = [];
+    for (const idVersion of versions === '' ? [] : versions.split(',')) {
+      const row = sent.get(idVersion);
+      const held = row ? heldMemory(row) : kept.get(idVersion);
+      if (held === null) return null;
+      if (held === undefined) throw new Error(`memory ${idVersion} was neither sent nor held`);
+      all.push(held);
+    }
+    return new HeldMemoryCandidates(all);
+  }
+
+  /** Each memory's `id=version`: what the held statement need not send again. */
+  get versions(): string[] {
+    return this.all.map((held) => held.idVersion);
   }
 
   get count(): number {
