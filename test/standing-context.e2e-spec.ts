@@ -143,8 +143,8 @@ describe('The standing part of a context, held between requests', () => {
     expect(rows[0].memories!.map((memory) => memory.id)).toEqual([memories[0].id]);
     expect(rows[0].memory_versions!.split(',')).toHaveLength(3);
 
-    const held = (t.app.get(ContextService) as unknown as { held: HeldContexts }).held;
-    held.forgetProfile(rows[0].id);
+    const context: unknown = t.app.get(ContextService);
+    (context as { held: HeldContexts }).held.forgetProfile(rows[0].id);
     rows = [];
     expect(await injected('standing-delta')).toBe(updated);
     expect(rows[0].memories).toHaveLength(3);
