@@ -14,7 +14,8 @@ import { chatRequests, seed, waitForQuiet } from './throughput.bench';
  * profiles, turns and seeding are the throughput suite's. DATABASE_URL picks the server (a database of
  * the run's own is made there and dropped after), else the embedded database; PROFILE_REQUESTS (default 6000) the load; PROFILE_LOG_LEVEL (default warn) the service's
  * log level (`info` writes its line per request, as the throughput suite runs it); PROFILE_LEARN=1 lets
- * the turns be learnt from, and the profile then runs until that work is done.
+ * the turns be learnt from, and the profile then runs until that work is done; PROFILE_STREAM=1 asks for
+ * streamed answers.
  */
 async function main(): Promise<void> {
   const upstream = await startBenchUpstream();
@@ -52,7 +53,8 @@ async function main(): Promise<void> {
   const result = await runLoad(service.url, 'chat', {
     requests: Number(process.env.PROFILE_REQUESTS ?? '6000'),
     concurrency: 32,
-    next: chatRequests({ stream: false, skipExtraction, oneUser: false }),
+    next: chatRequests({ stream: process.env.PROFILE_STREAM === '1', skipExtraction, oneUser: false }),
+    firstChunk: process.env.PROFILE_STREAM === '1',
   });
   console.log(JSON.stringify(result));
   // with learning, the profile takes in the background work the load left (turns, extraction)
