@@ -15,7 +15,7 @@ import { chatRequests, seed, waitForQuiet } from './throughput.bench';
  * the run's own is made there and dropped after), else the embedded database; PROFILE_REQUESTS (default 6000) the load; PROFILE_LOG_LEVEL (default warn) the service's
  * log level (`info` writes its line per request, as the throughput suite runs it); PROFILE_LEARN=1 lets
  * the turns be learnt from, and the profile then runs until that work is done; PROFILE_STREAM=1 asks for
- * streamed answers.
+ * streamed answers; PROFILE_CONCURRENCY (default 32) the connections.
  */
 async function main(): Promise<void> {
   const upstream = await startBenchUpstream();
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const loadAt = Date.now();
   const result = await runLoad(service.url, 'chat', {
     requests: Number(process.env.PROFILE_REQUESTS ?? '6000'),
-    concurrency: 32,
+    concurrency: Number(process.env.PROFILE_CONCURRENCY ?? '32'),
     next: chatRequests({ stream: process.env.PROFILE_STREAM === '1', skipExtraction, oneUser: false }),
     firstChunk: process.env.PROFILE_STREAM === '1',
   });

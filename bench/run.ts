@@ -276,24 +276,26 @@ function printSoak(soak: SoakReport): void {
 }
 
 function printThroughputTable(report: ThroughputReport): void {
+  const during = (load: MeasuredLoad) =>
+    load.duringLoad ? `${load.duringLoad.extractionBatches}, ${load.duringLoad.contextsSentAgain}` : '';
   const cpu = (load: MeasuredLoad) =>
     `${load.cpuMsPerRequest.process}${load.cpuMsPerRequest.postgres === null ? '' : ` + ${load.cpuMsPerRequest.postgres}`}`;
   console.log(
-    '\n| chat at 32 connections | direct req/s | floor relay req/s (p50 ms) | service req/s (p50 / p99 ms) | service ÷ floor | added p50 / p99 ms | CPU ms per request, floor / service (relay + PostgreSQL) |',
+    '\n| chat at 32 connections | direct req/s | floor relay req/s (p50 ms) | service req/s (p50 / p99 ms) | service ÷ floor | added p50 / p99 ms | CPU ms per request, floor / service (relay + PostgreSQL) | during the load: extraction batches, contexts read again |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of report.rows) {
     console.log(
-      `| ${r.scenario} | ${r.direct.throughput} | ${r.floor.throughput} (${r.floor.p50Ms}) | ${r.service.throughput} (${r.service.p50Ms} / ${r.service.p99Ms}) | ${r.ratioToFloor} | ${r.addedP50Ms} / ${r.addedP99Ms} | ${cpu(r.floor)} / ${cpu(r.service)} |`,
+      `| ${r.scenario} | ${r.direct.throughput} | ${r.floor.throughput} (${r.floor.p50Ms}) | ${r.service.throughput} (${r.service.p50Ms} / ${r.service.p99Ms}) | ${r.ratioToFloor} | ${r.addedP50Ms} / ${r.addedP99Ms} | ${cpu(r.floor)} / ${cpu(r.service)} | ${during(r.service)} |`,
     );
   }
   const s = report.serial;
   console.log(
-    `| one request at a time | ${s.direct.throughput} (${s.direct.p50Ms} ms) | | ${s.service.throughput} (${s.service.p50Ms} / ${s.service.p99Ms}) | | ${s.addedP50Ms} / ${s.addedP99Ms} | - / ${cpu(s.service)} |`,
+    `| one request at a time | ${s.direct.throughput} (${s.direct.p50Ms} ms) | ${s.floor.throughput} (${s.floor.p50Ms} / ${s.floor.p99Ms}; added ${s.floorAddedP50Ms} / ${s.floorAddedP99Ms}) | ${s.service.throughput} (${s.service.p50Ms} / ${s.service.p99Ms}) | | ${s.addedP50Ms} / ${s.addedP99Ms} | ${cpu(s.floor)} / ${cpu(s.service)} | |`,
   );
   const sustained = report.sustained;
   console.log(
-    `\nlearning every turn, rounds back to back: ${sustained.service.throughput} req/s (p50 / p99 ${sustained.service.p50Ms} / ${sustained.service.p99Ms} ms), event loop held at most ${sustained.eventLoopLagMaxMs} ms`,
+    `\nlearning every turn, rounds back to back: ${sustained.service.throughput} req/s (p50 / p99 ${sustained.service.p50Ms} / ${sustained.service.p99Ms} ms), event loop held at most ${sustained.eventLoopLagMaxMs} ms; during the load ${during(sustained.service)}`,
   );
 }
 

@@ -17,6 +17,11 @@ const SUSTAINED_ROUNDS = 4;
 /** A load's result with the CPU time it cost per request: the relay's process and the PostgreSQL server's. */
 export interface MeasuredLoad extends LoadResult {
   cpuMsPerRequest: { process: number; postgres: number | null };
+  /**
+   * The service's background work while the load ran (not after): extraction batches it ran, and
+   * contexts whose held part it read again from the database (`pms_context_standing_total{result="sent"}`).
+   */
+  duringLoad?: { extractionBatches: number; contextsSentAgain: number; eventLoopLagMaxMs: number };
 }
 
 export interface ThroughputRow {
@@ -39,8 +44,19 @@ export interface ThroughputReport {
    * the answers while extraction catches up, and the longest the service's event loop was held.
    */
   sustained: { service: MeasuredLoad; eventLoopLagMaxMs: number };
-  /** One request at a time: the service's added latency over the upstream alone. */
-  serial: { direct: LoadResult; service: MeasuredLoad; addedP50Ms: number; addedP99Ms: number };
+  /**
+   * One request at a time: the service's added latency over the upstream alone, and the floor relay's
+   * (its tail is the machine's: what any Node relay here adds at p99).
+   */
+  serial: {
+    direct: LoadResult;
+    floor: MeasuredLoad;
+    service: MeasuredLoad;
+    addedP50Ms: number;
+    addedP99Ms: number;
+    floorAddedP50Ms: number;
+    floorAddedP99Ms: number;
+  };
 }
 
 /**
@@ -49,7 +65,7 @@ export interface ThroughputReport {
  * does) and the service, at 32 connections, each scenario in rounds that alternate the three, with
  * 100 profiles of 10 traits and 50 memories. Scenarios: many users with and without background
  * learning (one turn in ten tells a fact: chatRequests), all connections on one user, and streams (time
- * to first chunk); then learning rounds back to back, and one request at a time.
+ * to first chunk); then learning rounds back to back, and one request at a time (the floor relay too).
  * The service runs at the default log level, so it writes its line per request (to a file).
  */
 export async function benchThroughput(
@@ -72,10 +88,15 @@ export async function benchThroughput(
   const measured = async (
     pid: number | undefined,
     load: () => Promise<LoadResult>,
-    settled: () => Promise<void> = () => Promise.resolve(),
+    {
+      settled = () => Promise.resolve(),
+      serviceUrl,
+    }: { settled?: () => Promise<void>; serviceUrl?: string } = {},
   ): Promise<MeasuredLoad> => {
+    const activityBefore = serviceUrl ? await backgroundActivity(serviceUrl) : null;
     const before = { process: processCpuMs(pid), postgres: onServer ? postgresCpuMs() : Number.NaN };
     const result = await load();
+    const activityAfter = serviceUrl ? await backgroundActivity(serviceUrl) : null;
     await settled();
     const perRequest = (ms: number) => (Number.isNaN(ms) ? null : round(ms / result.requests));
     return {
@@ -84,6 +105,14 @@ export async function benchThroughput(
         process: perRequest(processCpuMs(pid) - before.process) ?? Number.NaN,
         postgres: perRequest(postgresCpuMs() - before.postgres),
       },
+      ...(activityBefore &&
+        activityAfter && {
+          duringLoad: {
+            extractionBatches: activityAfter.extractionBatches - activityBefore.extractionBatches,
+            contextsSentAgain: activityAfter.contextsSentAgain - activityBefore.contextsSentAgain,
+            eventLoopLagMaxMs: activityAfter.eventLoopLagMaxMs,
+          },
+        }),
     };
   };
   const quiet = () => waitForQuiet(service.url);
@@ -150,7 +179,10 @@ export async function benchThroughput(
         results.direct.push(await load(upstreamOrigin, 'direct', plain, requests));
         results.floor.push(await measured(floor.pid, () => load(floor.url, 'floor relay', plain, requests)));
         results.service.push(
-          await measured(service.pid, () => load(service.url, 'service', next, requests), quiet),
+          await measured(service.pid, () => load(service.url, 'service', next, requests), {
+            settled: quiet,
+            serviceUrl: service.url,
+          }),
         );
       }
       const row = {
@@ -168,48 +200,54 @@ export async function benchThroughput(
     }
 
     await quiet();
-    await eventLoopLagMaxMs(service.url); // starts the next measurement
     const sustainedRounds: MeasuredLoad[] = [];
-    let lagMaxMs = 0;
     const learning = chat({ stream: false, skipExtraction: false, oneUser: false });
     for (let r = 0; r < SUSTAINED_ROUNDS; r++) {
       const round = () =>
         runLoad(service.url, 'service', { requests, concurrency: CONNECTIONS, next: learning });
-      sustainedRounds.push(await measured(service.pid, round));
-      lagMaxMs = Math.max(lagMaxMs, await eventLoopLagMaxMs(service.url));
+      sustainedRounds.push(await measured(service.pid, round, { serviceUrl: service.url }));
     }
     await quiet();
 
     const serialSpec = chat({ stream: false, skipExtraction: true, oneUser: false });
     const serialCount = Math.max(300, Math.round(1500 * scale));
-    const serialRounds = { direct: [] as LoadResult[], service: [] as MeasuredLoad[] };
+    const serialRounds = {
+      direct: [] as LoadResult[],
+      floor: [] as MeasuredLoad[],
+      service: [] as MeasuredLoad[],
+    };
+    const serialPlain = { requests: serialCount, concurrency: 1, next: withoutService(serialSpec) };
     for (let r = 0; r < ROUNDS; r++) {
-      serialRounds.direct.push(
-        await runLoad(upstreamOrigin, 'direct', {
-          requests: serialCount,
-          concurrency: 1,
-          next: withoutService(serialSpec),
-        }),
+      serialRounds.direct.push(await runLoad(upstreamOrigin, 'direct', serialPlain));
+      serialRounds.floor.push(
+        await measured(floor.pid, () => runLoad(floor.url, 'floor relay', serialPlain)),
       );
       serialRounds.service.push(
         await measured(
           service.pid,
           () => runLoad(service.url, 'service', { requests: serialCount, concurrency: 1, next: serialSpec }),
-          quiet,
+          { settled: quiet },
         ),
       );
     }
     const direct = medianRound(serialRounds.direct);
+    const floorSerial = medianRound(serialRounds.floor);
     const served = medianRound(serialRounds.service);
     return {
       rows,
       requestLogLines: logFiles.map(countRequestLines).reduce((sum, lines) => sum + lines, 0),
-      sustained: { service: medianRound(sustainedRounds), eventLoopLagMaxMs: lagMaxMs },
+      sustained: {
+        service: medianRound(sustainedRounds),
+        eventLoopLagMaxMs: Math.max(...sustainedRounds.map((load) => load.duringLoad!.eventLoopLagMaxMs)),
+      },
       serial: {
         direct,
+        floor: floorSerial,
         service: served,
         addedP50Ms: round(served.p50Ms - direct.p50Ms),
         addedP99Ms: round(served.p99Ms - direct.p99Ms),
+        floorAddedP50Ms: round(floorSerial.p50Ms - direct.p50Ms),
+        floorAddedP99Ms: round(floorSerial.p99Ms - direct.p99Ms),
       },
     };
   } finally {
@@ -258,11 +296,21 @@ export async function seed(serviceUrl: string): Promise<void> {
   }
 }
 
-/** The longest the service's event loop was held since the last scrape (prom-client resets it on each). */
-async function eventLoopLagMaxMs(serviceUrl: string): Promise<number> {
+/**
+ * The service's counts of extraction batches run and of contexts whose held part was read again, and
+ * the longest its event loop was held since the last scrape (prom-client starts that anew on each).
+ */
+async function backgroundActivity(
+  serviceUrl: string,
+): Promise<{ extractionBatches: number; contextsSentAgain: number; eventLoopLagMaxMs: number }> {
   const metrics = await (await fetch(`${serviceUrl}/metrics`)).text();
-  const max = /^nodejs_eventloop_lag_max_seconds\s+(\S+)/m.exec(metrics);
-  return max ? round(Number(max[1]) * 1000) : Number.NaN;
+  const sum = (pattern: RegExp) =>
+    [...metrics.matchAll(pattern)].reduce((total, match) => total + Number(match[1]), 0);
+  return {
+    extractionBatches: sum(/^pms_extraction_batches_total\{[^}]*\}\s+(\S+)/gm),
+    contextsSentAgain: sum(/^pms_context_standing_total\{result="sent"\}\s+(\S+)/gm),
+    eventLoopLagMaxMs: round(sum(/^nodejs_eventloop_lag_max_seconds\s+(\S+)/gm) * 1000),
+  };
 }
 
 /** Facts users tell about themselves, said again now and then (traits updated, memories reinforced). */
