@@ -1,4 +1,4 @@
-import { asData, buildContextText } from './context-text';
+import { asData, buildContextText, summaryBesides } from './context-text';
 
 const CLOSING = '[End of user profile]';
 const day = new Date('2026-03-04T23:59:00Z');
@@ -100,5 +100,21 @@ describe('summaryBesides', () => {
         '\n',
       )[1],
     ).toBe('Summary: Name: Lea. User loves chess. Prefers short answers.');
+  });
+
+  it('compares with what goes in now, not with what went in before under the same memory or trait', () => {
+    const summary = 'Noted: User has two kids. Location: Oslo. Prefers short answers.';
+    const location = { key: 'location', value: 'Oslo', template: 'Lives in: {{value}}', priority: 55 };
+    const first = summaryBesides(summary, [location], [memory('a', 'User has two kids.')]);
+    expect(first).toBe('Prefers short answers.');
+    // the memory was edited and the trait's value changed: the sentences no longer repeat them
+    const edited = summaryBesides(
+      summary,
+      [Object.assign(location, { value: 'Bergen' })],
+      [memory('a', 'User has three kids.')],
+    );
+    expect(edited).toBe(summary);
+    expect(summaryBesides(`${summary} Likes tea.`, [], [memory('a', 'Likes tea')])).toBe(summary);
+    expect(summaryBesides('  ', [], [])).toBe('');
   });
 });

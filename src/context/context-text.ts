@@ -79,22 +79,69 @@ export function buildContextText(
 /**
  * The summary without the sentences that only repeat a trait's value or a memory that goes in with it
  * ("Location: Oslo." next to the location trait, "Noted: User has two kids." next to that memory), so
- * that the model reads each fact once and the budget goes to facts it would not otherwise see.
+ * that the model reads each fact once and the budget goes to facts it would not otherwise see. A
+ * profile's summary, traits and memories go into every chat, so the sentences and the texts compared
+ * are kept between chats (summarySentences, traitSaid, memorySaid): only the comparison is per chat.
  */
 export function summaryBesides(summary: string, traits: ContextTrait[], memories: ContextMemory[]): string {
-  if (summary.trim() === '') return '';
-  const said = new Set([
-    ...traits.map((trait) => sameText(renderTemplate('{{value}}', trait.value))),
-    ...memories.map((memory) => sameText(memory.content)),
-  ]);
-  return summary
-    .split(/(?<=[.!?])\s+/)
-    .filter((sentence) => {
+  const sentences = summarySentences(summary);
+  if (sentences.length === 0) return '';
+  const said = new Set<string>();
+  for (const trait of traits) said.add(traitSaid(trait));
+  for (const memory of memories) said.add(memorySaid(memory));
+  const kept = sentences.filter(({ text, afterLabel }) => !said.has(text) && !said.has(afterLabel));
+  return kept.map(({ sentence }) => sentence).join(' ');
+}
+
+interface SummarySentence {
+  sentence: string;
+  /** The sentence as compared (sameText). */
+  text: string;
+  /** The same after a leading label ("Location: "). */
+  afterLabel: string;
+}
+
+/** Summaries split recently, by text: at most REMEMBERED_LINES, then it starts again. */
+const splitSummaries = new Map<string, SummarySentence[]>();
+
+/** The summary's sentences that say something, each with the texts it is compared by. */
+function summarySentences(summary: string): SummarySentence[] {
+  const known = splitSummaries.get(summary);
+  if (known) return known;
+  const sentences: SummarySentence[] = [];
+  if (summary.trim() !== '') {
+    for (const sentence of summary.split(/(?<=[.!?])\s+/)) {
       const text = sameText(sentence);
-      const afterLabel = sameText(sentence.replace(/^[^:.!?]{1,40}:\s*/, ''));
-      return text !== '' && !said.has(text) && !said.has(afterLabel);
-    })
-    .join(' ');
+      if (text === '') continue;
+      sentences.push({ sentence, text, afterLabel: sameText(sentence.replace(/^[^:.!?]{1,40}:\s*/, '')) });
+    }
+  }
+  if (splitSummaries.size >= REMEMBERED_LINES) splitSummaries.clear();
+  splitSummaries.set(summary, sentences);
+  return sentences;
+}
+
+/** A trait's value as a summary sentence repeating it would read (sameText), kept with the trait. */
+const saidByTrait = new WeakMap<ContextTrait, { value: unknown; said: string }>();
+
+function traitSaid(trait: ContextTrait): string {
+  const known = saidByTrait.get(trait);
+  if (known && known.value === trait.value) return known.said;
+  const said = sameText(renderTemplate('{{value}}', trait.value));
+  saidByTrait.set(trait, { value: trait.value, said });
+  return said;
+}
+
+/** A memory's content as compared (sameText), by memory id: the same memories go into a user's chats. */
+const saidByMemory = new Map<string, { content: string; said: string }>();
+
+function memorySaid(memory: ContextMemory): string {
+  const known = saidByMemory.get(memory.id);
+  if (known && known.content === memory.content) return known.said;
+  const said = sameText(memory.content);
+  if (saidByMemory.size >= REMEMBERED_LINES) saidByMemory.clear();
+  saidByMemory.set(memory.id, { content: memory.content, said });
+  return said;
 }
 
 /** Text compared as the same fact: case, white space and closing punctuation left out. */
