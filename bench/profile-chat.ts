@@ -15,7 +15,8 @@ import { chatRequests, seed, waitForQuiet } from './throughput.bench';
  * the run's own is made there and dropped after), else the embedded database; PROFILE_REQUESTS (default 6000) the load; PROFILE_LOG_LEVEL (default warn) the service's
  * log level (`info` writes its line per request, as the throughput suite runs it); PROFILE_LEARN=1 lets
  * the turns be learnt from, and the profile then runs until that work is done; PROFILE_STREAM=1 asks for
- * streamed answers; PROFILE_CONCURRENCY (default 32) the connections.
+ * streamed answers; PROFILE_CONCURRENCY (default 32) the connections; PROFILE_LEARNT=1 runs a learning
+ * load first, unprofiled, so that the profiled one meets profiles that have learnt (summaries).
  */
 async function main(): Promise<void> {
   const upstream = await startBenchUpstream();
@@ -49,6 +50,15 @@ async function main(): Promise<void> {
       })
     : null;
   if (strace) await new Promise((resolve) => setTimeout(resolve, 1000));
+  if (process.env.PROFILE_LEARNT === '1') {
+    // profiles that have learnt (a summary, traits and memories from the turns) before the profiled load
+    await runLoad(service.url, 'learning', {
+      requests: Number(process.env.PROFILE_REQUESTS ?? '6000'),
+      concurrency: 32,
+      next: chatRequests({ stream: false, skipExtraction: false, oneUser: false }),
+    });
+    await waitForQuiet(service.url);
+  }
   const loadAt = Date.now();
   const result = await runLoad(service.url, 'chat', {
     requests: Number(process.env.PROFILE_REQUESTS ?? '6000'),
