@@ -183,7 +183,7 @@ describe('Candidates ranked in the process, against the context statement', () =
         .map((m) => ({ id: m.id, content: m.content, rank: rank(m.textRank), anchor: m.anchorId }));
     expect(ranked(updated)).toEqual(ranked(HeldMemoryCandidates.from(fresh.memories!)!));
     expect(ranked(updated).map((m) => m.id)).not.toContain(removed.id);
-    expect(updated.versions.sort()).toEqual(changed.memory_versions!.split(',').sort());
+    expect([...updated.versions].sort()).toEqual(changed.memory_versions!.split(',').sort());
 
     // versions read under another server start are not trusted: every memory is sent
     expect((await read(holding('2000-01-01 00:00:00+00'))).memories).toHaveLength(20);

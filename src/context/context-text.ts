@@ -101,8 +101,13 @@ interface SummarySentence {
   afterLabel: string;
 }
 
-/** Summaries split recently, by text: at most REMEMBERED_LINES, then it starts again. */
+/**
+ * Summaries split recently, by text: about REMEMBERED_SUMMARY_CHARS characters of them (each kept about
+ * three times over: the text and its sentences as written and as compared), then it starts again.
+ */
 const splitSummaries = new Map<string, SummarySentence[]>();
+const REMEMBERED_SUMMARY_CHARS = 2_000_000;
+let splitSummaryChars = 0;
 
 /** The summary's sentences that say something, each with the texts it is compared by. */
 function summarySentences(summary: string): SummarySentence[] {
@@ -116,8 +121,12 @@ function summarySentences(summary: string): SummarySentence[] {
       sentences.push({ sentence, text, afterLabel: sameText(sentence.replace(/^[^:.!?]{1,40}:\s*/, '')) });
     }
   }
-  if (splitSummaries.size >= REMEMBERED_LINES) splitSummaries.clear();
+  if (splitSummaryChars + summary.length > REMEMBERED_SUMMARY_CHARS) {
+    splitSummaries.clear();
+    splitSummaryChars = 0;
+  }
   splitSummaries.set(summary, sentences);
+  splitSummaryChars += summary.length;
   return sentences;
 }
 

@@ -93,6 +93,7 @@ export class HeldMemoryCandidates {
   /** Every memory (superseded too) holding each word: how rare the word is in the profile. */
   private readonly postings = new Map<string, HeldMemory[]>();
   private readonly standingBySize = new Map<number, RetrievedMemory[]>();
+  private idVersions: readonly string[] | undefined;
 
   private constructor(all: HeldMemory[]) {
     this.all = all;
@@ -141,8 +142,9 @@ export class HeldMemoryCandidates {
   }
 
   /** Each memory's `id=version`: what the held statement need not send again. */
-  get versions(): string[] {
-    return this.all.map((held) => held.idVersion);
+  get versions(): readonly string[] {
+    this.idVersions ??= this.all.map((held) => held.idVersion);
+    return this.idVersions;
   }
 
   get count(): number {
