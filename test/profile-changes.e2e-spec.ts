@@ -1,6 +1,8 @@
 import { Client } from 'pg';
 import { ContextService } from '../src/context/context.service';
 import { CHANGE_LISTENER_APPLICATION_NAME, ProfileChangeFeed } from '../src/database/profile-changes';
+import { TOUCH_ONLY_SETTING } from '../src/database/profile-changes-channel';
+import { MemoryTouches } from '../src/memories/memory-touches';
 import { makeMemory, makeProfile } from './support/factories';
 import { parsePrometheusText, valueOf } from './support/prometheus-text';
 import { startTestApp, TestApp } from './support/test-app';
@@ -125,6 +127,32 @@ describe('Held contexts and the profile change feed', () => {
       `INSERT INTO profiles (external_id) SELECT 'bulk-' || g FROM generate_series(1, 1001) AS g`,
     );
     expect(feed.unchangedSince(untouched, token)).toBe(false);
+  });
+
+  it('hears nothing of memories marked used, and the next change in the same transaction as usual', async () => {
+    const feed = t.app.get(ProfileChangeFeed);
+    const profileId = await cookingProfile(t);
+    const [{ id }] = await t.dataSource.query<Array<{ id: string }>>(
+      `SELECT id FROM memories WHERE profile_id = $1 LIMIT 1`,
+      [profileId],
+    );
+    const token = feed.token()!;
+    const touches = t.app.get(MemoryTouches);
+    touches.touch([id]);
+    await touches.flush();
+    const [{ used }] = await t.dataSource.query<Array<{ used: boolean }>>(
+      `SELECT last_accessed_at IS NOT NULL AS used FROM memories WHERE id = $1`,
+      [id],
+    );
+    expect(used).toBe(true);
+    expect(feed.unchangedSince(profileId, token)).toBe(true);
+    // the setting silences the one statement that follows it, not the rest of its transaction
+    await t.dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT set_config($1, 'on', true)`, [TOUCH_ONLY_SETTING]);
+      await manager.query(`UPDATE memories SET last_accessed_at = now() WHERE id = $1`, [id]);
+      await manager.query(`UPDATE memories SET importance = 0.8 WHERE id = $1`, [id]);
+    });
+    expect(feed.unchangedSince(profileId, token)).toBe(false);
   });
 
   it('asks the database every time with CONTEXT_HELD_TRUST_MS=0', async () => {

@@ -10,7 +10,8 @@ import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
  * The standing part of a context (summary, traits, most important and most recent memories) is kept
  * between requests and not sent again while the database's fingerprint of it holds. Every change to it,
  * through the API or straight in the database as another replica would make it, shows in the very next
- * context.
+ * context. The app here confirms every held copy with the database (CONTEXT_HELD_TRUST_MS=0), so each
+ * chat runs the statement; using a copy without asking is test/profile-changes.e2e-spec.ts's.
  */
 describe('The standing part of a context, held between requests', () => {
   let fake: FakeOpenAI;
@@ -19,7 +20,7 @@ describe('The standing part of a context, held between requests', () => {
   let names: string[];
 
   beforeAll(async () => {
-    t = await startProxiedTestApp();
+    t = await startProxiedTestApp({ CONTEXT_HELD_TRUST_MS: '0' });
     fake = t.fake;
     const statements = t.app.get(PreparedStatements);
     const query = statements.query.bind(statements);

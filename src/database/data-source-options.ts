@@ -15,6 +15,7 @@ import { MemoryRevision1764400000000 } from './migrations/1764400000000-memory-r
 import { ClaimedMessagesIndex1764500000000 } from './migrations/1764500000000-claimed-messages-index';
 import { WorkLeases1764310000000 } from './migrations/1764310000000-work-leases';
 import { ProfileChangeNotifications1764600000000 } from './migrations/1764600000000-profile-change-notifications';
+import { MemoryTouchesUnannounced1764700000000 } from './migrations/1764700000000-memory-touches-unannounced';
 import { EmbeddedDatabase } from './embedded-database';
 import { embeddedPgOptions } from './embedded-pg-connection';
 
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   MemoryRevision1764400000000,
   ClaimedMessagesIndex1764500000000,
   ProfileChangeNotifications1764600000000,
+  MemoryTouchesUnannounced1764700000000,
 ];
 
 /**

@@ -26,7 +26,8 @@ export const CHANGE_LISTENER_APPLICATION_NAME = 'profile-memory-service-changes'
 /**
  * Which profiles changed since a moment, as the database tells it: triggers send a profile's id on
  * PROFILE_CHANGES_CHANNEL when a change of its row, traits or memories commits (migration
- * 1764600000000), whichever replica or statement made it.
+ * 1764600000000), whichever replica or statement made it; a statement that only marks memories used
+ * sends nothing (migration 1764700000000), and held copies take those times when next confirmed.
  *
  * Every pooled connection of this process listens (`Client`), and PostgreSQL hands a session its own
  * notifications before the COMMIT's answer: a write made by this process is known here before its

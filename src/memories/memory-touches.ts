@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BackgroundWork } from '../common/background-work';
 import { errorMessage } from '../common/error-message';
+import { TOUCH_ONLY_SETTING } from '../database/profile-changes-channel';
 
 /** Touches are gathered this long, then written in one statement. */
 export const TOUCH_WINDOW_MS = 250;
@@ -18,7 +19,9 @@ const REMEMBERED_TOUCHES = 100_000;
  * skipped, and a memory touched within the last minute is left as it is, and is not even sent when this
  * process sent it within that minute): concurrent chats of one user never queue on those rows, and
  * nothing here can deadlock. A touch only stops decay and feeds recency,
- * both counted in days, so a skipped or lost touch costs nothing that matters.
+ * both counted in days, so a skipped or lost touch costs nothing that matters; for the same reason it
+ * sends no profile change notification (TOUCH_ONLY_SETTING): held contexts take the new times when
+ * they are next confirmed.
  */
 @Injectable()
 export class MemoryTouches {
@@ -54,16 +57,20 @@ export class MemoryTouches {
     const ids = [...this.pending].sort();
     this.pending = new Set();
     try {
-      await this.dataSource.query(
-        `UPDATE memories m SET last_accessed_at = now()
-         FROM (SELECT id FROM memories
-               WHERE id = ANY($1::uuid[])
-                 AND (last_accessed_at IS NULL OR last_accessed_at < now() - make_interval(secs => $2::float8 / 1000))
-               ORDER BY id
-               FOR UPDATE SKIP LOCKED) due
-         WHERE m.id = due.id`,
-        [ids, TOUCH_RESOLUTION_MS],
-      );
+      await this.dataSource.transaction(async (manager) => {
+        // no profile change notification for this statement (migration 1764700000000)
+        await manager.query(`SELECT set_config($1, 'on', true)`, [TOUCH_ONLY_SETTING]);
+        await manager.query(
+          `UPDATE memories m SET last_accessed_at = now()
+           FROM (SELECT id FROM memories
+                 WHERE id = ANY($1::uuid[])
+                   AND (last_accessed_at IS NULL OR last_accessed_at < now() - make_interval(secs => $2::float8 / 1000))
+                 ORDER BY id
+                 FOR UPDATE SKIP LOCKED) due
+           WHERE m.id = due.id`,
+          [ids, TOUCH_RESOLUTION_MS],
+        );
+      });
       this.remember(ids);
     } catch (error) {
       this.logger.warn(`last-accessed times of ${ids.length} memories not written: ${errorMessage(error)}`);
