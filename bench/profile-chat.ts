@@ -66,6 +66,7 @@ async function main(): Promise<void> {
     next: chatRequests({ stream: process.env.PROFILE_STREAM === '1', skipExtraction, oneUser: false }),
     firstChunk: process.env.PROFILE_STREAM === '1',
   });
+  const loadEndAt = Date.now();
   console.log(JSON.stringify(result));
   // with learning, the profile takes in the background work the load left (turns, extraction)
   if (!skipExtraction) await waitForQuiet(service.url);
@@ -78,7 +79,13 @@ async function main(): Promise<void> {
   await admin?.query(`DROP DATABASE ${database} WITH (FORCE)`);
   await admin?.end();
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))!;
-  summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, (loadAt - spawnedAt) * 1000);
+  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
+  console.log('\n== during the load ==');
+  summarise(profile, (loadAt - spawnedAt) * 1000, (loadEndAt - spawnedAt) * 1000);
+  if (!skipExtraction) {
+    console.log('\n== after the load: the background work it left ==');
+    summarise(profile, (loadEndAt - spawnedAt) * 1000, Number.POSITIVE_INFINITY);
+  }
 }
 
 interface CpuProfile {
@@ -91,15 +98,15 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** Where the time went from `fromUs` after the process started (the load, not the start and seeding). */
-function summarise(profile: CpuProfile, fromUs: number): void {
+/** Where the time went from `fromUs` to `toUs` after the process started (not the start and seeding). */
+function summarise(profile: CpuProfile, fromUs: number, toUs: number): void {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<number, number>();
   let at = 0;
   profile.samples.forEach((id, i) => {
     const delta = profile.timeDeltas[i] ?? 0;
     at += delta;
-    if (at >= fromUs) self.set(id, (self.get(id) ?? 0) + delta);
+    if (at >= fromUs && at < toUs) self.set(id, (self.get(id) ?? 0) + delta);
   });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const byFunction = new Map<string, number>();
