@@ -10,13 +10,17 @@ import { chatRequests, seed, waitForQuiet } from './throughput.bench';
 
 /**
  * `node dist/bench/profile-chat.js`: the service under chat load with --cpu-prof, and where its time
- * went during the load (not its start and the seeding), by function and by package (self time). The
- * profiles, turns and seeding are the throughput suite's. DATABASE_URL picks the server (a database of
- * the run's own is made there and dropped after), else the embedded database; PROFILE_REQUESTS (default 6000) the load; PROFILE_LOG_LEVEL (default warn) the service's
- * log level (`info` writes its line per request, as the throughput suite runs it); PROFILE_LEARN=1 lets
- * the turns be learnt from, and the profile then runs until that work is done; PROFILE_STREAM=1 asks for
- * streamed answers; PROFILE_CONCURRENCY (default 32) the connections; PROFILE_LEARNT=1 runs a learning
- * load first, unprofiled, so that the profiled one meets profiles that have learnt (summaries).
+ * went during the load (not its start and the seeding), by function and by package. The profiles, turns
+ * and seeding are the throughput suite's. Settings:
+ * - DATABASE_URL: the server (a database of the run's own is made there and dropped after), else the
+ *   embedded database;
+ * - PROFILE_REQUESTS (default 6000): the load; PROFILE_CONCURRENCY (default 32): its connections;
+ * - PROFILE_LOG_LEVEL (default warn): `info` writes the line per request, as the throughput suite runs;
+ * - PROFILE_LEARN=1: the turns are learnt from; the background work the load left is then profiled
+ *   too, and printed apart;
+ * - PROFILE_LEARNT=1: a learning load runs first, unprofiled, so that the profiled one meets profiles
+ *   that have learnt (summaries, more traits and memories);
+ * - PROFILE_STREAM=1: streamed answers; PROFILE_STRACE=<file>: the system calls, counted by strace.
  */
 async function main(): Promise<void> {
   const upstream = await startBenchUpstream();
