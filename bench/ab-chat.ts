@@ -11,6 +11,9 @@ const CONNECTIONS = 32;
 
 interface Round {
   throughput: number;
+  /** Latency at the client: to the first chunk with AB_STREAM=1, else to the whole answer. */
+  p50Ms: number;
+  p99Ms: number;
   nodeCpuMs: number;
   postgresCpuMs: number;
   errors: number;
@@ -89,6 +92,8 @@ async function main(): Promise<void> {
         await waitForQuiet(service.url);
         results[name].push({
           throughput: load.throughput,
+          p50Ms: load.p50Ms,
+          p99Ms: load.p99Ms,
           nodeCpuMs: round3((processCpuMs(service.pid) - before.node) / load.requests),
           postgresCpuMs: round3((postgresCpuMs() - before.postgres) / load.requests),
           errors: load.errors,
@@ -97,6 +102,8 @@ async function main(): Promise<void> {
     }
     const summary = (list: Round[]) => ({
       throughput: median(list.map((x) => x.throughput)),
+      p50Ms: median(list.map((x) => x.p50Ms)),
+      p99Ms: median(list.map((x) => x.p99Ms)),
       nodeCpuMs: median(list.map((x) => x.nodeCpuMs)),
       postgresCpuMs: median(list.map((x) => x.postgresCpuMs)),
       errors: list.reduce((sum, x) => sum + x.errors, 0),
@@ -113,7 +120,8 @@ async function main(): Promise<void> {
     for (const name of ['a', 'b'] as const) {
       const m = report.median[name];
       console.log(
-        `${name}: ${results[name].map((x) => Math.round(x.throughput)).join(' ')} req/s; median ${m.throughput} req/s, ` +
+        `${name}: ${results[name].map((x) => Math.round(x.throughput)).join(' ')} req/s; median ${m.throughput} req/s ` +
+          `(p50 / p99 ${m.p50Ms} / ${m.p99Ms} ms${stream ? ' to the first chunk' : ''}), ` +
           `CPU ms per chat ${m.nodeCpuMs} Node + ${m.postgresCpuMs} PostgreSQL, ${m.errors} errors`,
       );
     }
