@@ -27,20 +27,7 @@ export class ProfileChangeNotifications1764600000000 implements MigrationInterfa
   name = 'ProfileChangeNotifications1764600000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(
-      `CREATE FUNCTION notify_profile_changes() RETURNS trigger LANGUAGE plpgsql AS $$
-       DECLARE
-         ids text[];
-       BEGIN
-         EXECUTE format('SELECT array_agg(DISTINCT %I::text) FROM changed_rows', TG_ARGV[0]) INTO ids;
-         IF cardinality(ids) > ${PROFILES_NAMED_PER_STATEMENT} THEN
-           PERFORM pg_notify('${PROFILE_CHANGES_CHANNEL}', '${EVERY_PROFILE}');
-         ELSE
-           PERFORM pg_notify('${PROFILE_CHANGES_CHANNEL}', id) FROM unnest(ids) AS id;
-         END IF;
-         RETURN NULL;
-       END $$`,
-    );
+    await queryRunner.query(notifyProfileChangesSql());
     for (const { table, column } of TABLES) {
       for (const { event, rows } of EVENTS) {
         await queryRunner.query(
@@ -60,4 +47,24 @@ export class ProfileChangeNotifications1764600000000 implements MigrationInterfa
     }
     await queryRunner.query(`DROP FUNCTION notify_profile_changes()`);
   }
+}
+
+/**
+ * The trigger function (created or replaced) that sends the ids of the profiles a statement changed;
+ * `prelude` runs first (migration 1764700000000 adds its check there).
+ */
+export function notifyProfileChangesSql(prelude = ''): string {
+  return `CREATE OR REPLACE FUNCTION notify_profile_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+     DECLARE
+       ids text[];
+     BEGIN
+       ${prelude}
+       EXECUTE format('SELECT array_agg(DISTINCT %I::text) FROM changed_rows', TG_ARGV[0]) INTO ids;
+       IF cardinality(ids) > ${PROFILES_NAMED_PER_STATEMENT} THEN
+         PERFORM pg_notify('${PROFILE_CHANGES_CHANNEL}', '${EVERY_PROFILE}');
+       ELSE
+         PERFORM pg_notify('${PROFILE_CHANGES_CHANNEL}', id) FROM unnest(ids) AS id;
+       END IF;
+       RETURN NULL;
+     END $$`;
 }
