@@ -1,5 +1,7 @@
 import { ContextService } from '../src/context/context.service';
-import { HeldContexts } from '../src/context/held-contexts';
+import { HeldContexts, WholeProfile } from '../src/context/held-contexts';
+import { heldProfileStatement } from '../src/context/context-statement';
+import { HeldMemoryCandidates } from '../src/memories/held-memory-candidates';
 import { PreparedStatements } from '../src/database/prepared-statements';
 import type { HeldProfileStatementRow } from '../src/context/context-statement';
 import { askForInjectedIds, makeMemory, makeProfile, putTrait } from './support/factories';
@@ -149,6 +151,29 @@ describe('The standing part of a context, held between requests', () => {
     rows = [];
     expect(await injected('standing-delta')).toBe(updated);
     expect(rows[0].memories).toHaveLength(3);
+  });
+
+  it('reads the profile whole when the held copy and the database disagree on what it holds', async () => {
+    const { memories } = await userWithMemories('standing-disagree');
+    await injected('standing-disagree');
+    await injected('standing-disagree');
+    const context: unknown = t.app.get(ContextService);
+    const entry = (context as { held: HeldContexts }).held.get('user:standing-disagree') as WholeProfile;
+    // a copy out of step: it names every memory's version but has lost one of them
+    const statement = heldProfileStatement({ externalId: 'standing-disagree' }, 'anything', null);
+    const [whole]: HeldProfileStatementRow[] = await t.dataSource.query(statement.text, statement.values);
+    const kept = HeldMemoryCandidates.from(whole.memories!.filter((m) => m.id !== memories[2].id))!;
+    Object.defineProperty(kept, 'versions', { value: entry.memories.versions });
+    entry.memories = kept;
+    await t.dataSource.query(`UPDATE memories SET content = 'Has a cat called Pixel' WHERE id = $1`, [
+      memories[0].id,
+    ]);
+    rows = [];
+    const text = await injected('standing-disagree');
+    expect(text).toContain('cat called Pixel');
+    expect(text).toContain('peanuts');
+    expect(rows).toHaveLength(2); // the changed row, then the profile whole
+    expect(rows[1].memories).toHaveLength(3);
   });
 
   it('forgets an erased profile: its held part is dropped, and a new one with the same user id starts empty', async () => {

@@ -117,4 +117,12 @@ describe('summaryBesides', () => {
     expect(summaryBesides(`${summary} Likes tea.`, [], [memory('a', 'Likes tea')])).toBe(summary);
     expect(summaryBesides('  ', [], [])).toBe('');
   });
+
+  it('follows a trait value changed in place', () => {
+    const hobbies = { key: 'hobbies', value: ['chess'], template: 'Hobbies: {{value}}', priority: 10 };
+    const summary = 'Hobbies: chess. Likes tea.';
+    expect(summaryBesides(summary, [hobbies], [])).toBe('Likes tea.');
+    hobbies.value.push('sailing');
+    expect(summaryBesides(summary, [hobbies], [])).toBe(summary);
+  });
 });

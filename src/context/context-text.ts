@@ -130,14 +130,19 @@ function summarySentences(summary: string): SummarySentence[] {
   return sentences;
 }
 
-/** A trait's value as a summary sentence repeating it would read (sameText), kept with the trait. */
-const saidByTrait = new WeakMap<ContextTrait, { value: unknown; said: string }>();
+/**
+ * A trait's value as a summary sentence repeating it would read (sameText), kept with the trait when
+ * the value is a string (an array or object could change in place).
+ */
+const saidByTrait = new WeakMap<ContextTrait, { value: string; said: string }>();
 
 function traitSaid(trait: ContextTrait): string {
+  const { value } = trait;
+  if (typeof value !== 'string') return sameText(renderTemplate('{{value}}', value));
   const known = saidByTrait.get(trait);
-  if (known && known.value === trait.value) return known.said;
-  const said = sameText(renderTemplate('{{value}}', trait.value));
-  saidByTrait.set(trait, { value: trait.value, said });
+  if (known && known.value === value) return known.said;
+  const said = sameText(value);
+  saidByTrait.set(trait, { value, said });
   return said;
 }
 

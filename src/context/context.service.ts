@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { PreparedStatements } from '../database/prepared-statements';
 import { ChangeToken, ProfileChangeFeed } from '../database/profile-changes';
 import { QuestionVector, SemanticSearch } from '../embeddings/semantic-search';
-import { HeldMemoryCandidates } from '../memories/held-memory-candidates';
+import { HeldMemoryCandidates, IncompleteHeldCopy } from '../memories/held-memory-candidates';
 import {
   CANDIDATES_PER_SOURCE,
   namesIn,
@@ -309,8 +309,15 @@ export class ContextService {
     }
     const text = questionText(question);
     this.words.learn(text, namesIn(text), row.units);
-    const whole =
-      row.fingerprint !== null && row.memories === null ? held : wholeOf(row, held, confirmed, confirmedAt);
+    let whole: WholeProfile | null | undefined;
+    try {
+      whole =
+        row.fingerprint !== null && row.memories === null ? held : wholeOf(row, held, confirmed, confirmedAt);
+    } catch (error) {
+      if (!(error instanceof IncompleteHeldCopy) || held === undefined) throw error;
+      this.held.delete(key);
+      return this.loadWhole(key, undefined, profile, question, perSource);
+    }
     if (whole === null || whole === undefined) {
       this.held.set(key, { kind: 'large', profileId: row.id });
       return 'large';

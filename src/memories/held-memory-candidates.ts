@@ -53,6 +53,16 @@ function newerFirst(a: HeldMemory, b: HeldMemory): number {
   return b.createdUs - a.createdUs || (a.memory.id < b.memory.id ? 1 : a.memory.id > b.memory.id ? -1 : 0);
 }
 
+/**
+ * A memory the database names that was neither sent nor held: the held statement sends every memory
+ * whose version the caller does not hold, so this means the two disagree, and the profile is read whole.
+ */
+export class IncompleteHeldCopy extends Error {
+  constructor(idVersion: string) {
+    super(`memory ${idVersion} was neither sent nor held`);
+  }
+}
+
 /** A memory held from its row; null when its creation time cannot be held exactly. */
 function heldMemory(row: HeldMemoryRow): HeldMemory | null {
   const createdUs = Number(row.created_us);
@@ -125,7 +135,7 @@ export class HeldMemoryCandidates {
   /**
    * The profile's memories now, from the rows of the ones that changed and these for the rest:
    * `versions` names every memory the profile has (`id=version`, comma-separated), and each one not in
-   * `changed` must be held here at that version. Null as `from`.
+   * `changed` must be held here at that version (else IncompleteHeldCopy). Null as `from`.
    */
   updated(changed: HeldMemoryRow[], versions: string): HeldMemoryCandidates | null {
     const sent = new Map<string, HeldMemoryRow>(changed.map((row) => [`${row.id}=${row.version}`, row]));
@@ -135,7 +145,7 @@ export class HeldMemoryCandidates {
       const row = sent.get(idVersion);
       const held = row ? heldMemory(row) : kept.get(idVersion);
       if (held === null) return null;
-      if (held === undefined) throw new Error(`memory ${idVersion} was neither sent nor held`);
+      if (held === undefined) throw new IncompleteHeldCopy(idVersion);
       all.push(held);
     }
     return new HeldMemoryCandidates(all);
