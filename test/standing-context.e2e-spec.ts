@@ -131,14 +131,28 @@ describe('The standing part of a context, held between requests', () => {
     expect(await injected('standing-replica')).toContain('Summary written elsewhere.');
   });
 
-  it('sends again only the memories that changed, and builds the context a fresh read builds', async () => {
-    const { memories } = await userWithMemories('standing-delta');
-    await injected('standing-delta'); // its memories are marked as used: each row changes once
-    await injected('standing-delta');
+  /**
+   * A user whose profile this process holds (two chats), then whose first memory another replica edits
+   * (after `meanwhile`); `rows` starts empty.
+   */
+  async function heldThenEdited(
+    userId: string,
+    meanwhile: (made: Awaited<ReturnType<typeof userWithMemories>>) => Promise<void> = () =>
+      Promise.resolve(),
+  ) {
+    const made = await userWithMemories(userId);
+    await injected(userId); // its memories are marked as used: each row changes once
+    await injected(userId);
+    await meanwhile(made);
     await t.dataSource.query(`UPDATE memories SET content = 'Has a cat called Pixel' WHERE id = $1`, [
-      memories[0].id,
+      made.memories[0].id,
     ]);
     rows = [];
+    return made;
+  }
+
+  it('sends again only the memories that changed, and builds the context a fresh read builds', async () => {
+    const { memories } = await heldThenEdited('standing-delta');
     const updated = await injected('standing-delta');
     expect(updated).toContain('cat called Pixel');
     expect(updated).toContain('peanuts');
@@ -154,21 +168,16 @@ describe('The standing part of a context, held between requests', () => {
   });
 
   it('reads the profile whole when the held copy and the database disagree on what it holds', async () => {
-    const { memories } = await userWithMemories('standing-disagree');
-    await injected('standing-disagree');
-    await injected('standing-disagree');
-    const context: unknown = t.app.get(ContextService);
-    const entry = (context as { held: HeldContexts }).held.get('user:standing-disagree') as WholeProfile;
-    // a copy out of step: it names every memory's version but has lost one of them
-    const statement = heldProfileStatement({ externalId: 'standing-disagree' }, 'anything', null);
-    const [whole]: HeldProfileStatementRow[] = await t.dataSource.query(statement.text, statement.values);
-    const kept = HeldMemoryCandidates.from(whole.memories!.filter((m) => m.id !== memories[2].id))!;
-    Object.defineProperty(kept, 'versions', { value: entry.memories.versions });
-    entry.memories = kept;
-    await t.dataSource.query(`UPDATE memories SET content = 'Has a cat called Pixel' WHERE id = $1`, [
-      memories[0].id,
-    ]);
-    rows = [];
+    await heldThenEdited('standing-disagree', async ({ memories }) => {
+      const context: unknown = t.app.get(ContextService);
+      const entry = (context as { held: HeldContexts }).held.get('user:standing-disagree') as WholeProfile;
+      // a copy out of step: it names every memory's version but has lost one of them
+      const statement = heldProfileStatement({ externalId: 'standing-disagree' }, 'anything', null);
+      const [whole]: HeldProfileStatementRow[] = await t.dataSource.query(statement.text, statement.values);
+      const kept = HeldMemoryCandidates.from(whole.memories!.filter((m) => m.id !== memories[2].id))!;
+      Object.defineProperty(kept, 'versions', { value: entry.memories.versions });
+      entry.memories = kept;
+    });
     const text = await injected('standing-disagree');
     expect(text).toContain('cat called Pixel');
     expect(text).toContain('peanuts');

@@ -1,21 +1,6 @@
-import { HeldMemoryCandidates, HeldMemoryRow } from '../memories/held-memory-candidates';
+import { heldMemoryRow } from '../../test/support/held-memory-rows';
+import { HeldMemoryCandidates } from '../memories/held-memory-candidates';
 import { HeldContext, HeldContexts } from './held-contexts';
-
-function memoryRow(id: string, content: string): HeldMemoryRow {
-  return {
-    id,
-    version: '1',
-    content,
-    type: 'fact',
-    importance: 0.5,
-    decay_factor: 1,
-    created_at: '2026-01-01T00:00:00.000000+00:00',
-    last_accessed_at: null,
-    created_us: '1767225600000000',
-    superseded: false,
-    lexemes: content.toLowerCase().split(' '),
-  };
-}
 
 function whole(profileId: string, contentLength: number): HeldContext {
   return {
@@ -24,7 +9,7 @@ function whole(profileId: string, contentLength: number): HeldContext {
     fingerprint: `f-${profileId}`,
     summary: '',
     traits: [],
-    memories: HeldMemoryCandidates.from([memoryRow(`m-${profileId}`, 'x'.repeat(contentLength))])!,
+    memories: HeldMemoryCandidates.from([heldMemoryRow(`m-${profileId}`, 'x'.repeat(contentLength))])!,
     serverStarted: '2026-01-01 00:00:00+00',
     confirmed: null,
     confirmedAt: 0,

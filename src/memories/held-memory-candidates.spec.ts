@@ -1,20 +1,5 @@
-import { HeldMemoryCandidates, HeldMemoryRow, IncompleteHeldCopy } from './held-memory-candidates';
-
-function row(id: string, version: string, content: string): HeldMemoryRow {
-  return {
-    id,
-    version,
-    content,
-    type: 'fact',
-    importance: 0.5,
-    decay_factor: 1,
-    created_at: '2026-01-01T00:00:00.000000+00:00',
-    last_accessed_at: null,
-    created_us: '1767225600000000',
-    superseded: false,
-    lexemes: content.toLowerCase().split(' '),
-  };
-}
+import { heldMemoryRow } from '../../test/support/held-memory-rows';
+import { HeldMemoryCandidates, IncompleteHeldCopy } from './held-memory-candidates';
 
 const contents = (held: HeldMemoryCandidates) =>
   held
@@ -23,11 +8,14 @@ const contents = (held: HeldMemoryCandidates) =>
     .sort();
 
 describe('HeldMemoryCandidates.updated', () => {
-  const held = HeldMemoryCandidates.from([row('a', '1', 'likes tea'), row('b', '1', 'lives in Oslo')])!;
+  const held = HeldMemoryCandidates.from([
+    heldMemoryRow('a', 'likes tea', '1'),
+    heldMemoryRow('b', 'lives in Oslo', '1'),
+  ])!;
 
   it('keeps the memories held at the versions named, takes the rows sent, and drops the rest', () => {
     const updated = held.updated(
-      [row('b', '2', 'lives in Bergen'), row('c', '1', 'plays chess')],
+      [heldMemoryRow('b', 'lives in Bergen', '2'), heldMemoryRow('c', 'plays chess', '1')],
       'b=2,c=1',
     )!;
     expect(contents(updated)).toEqual(['lives in Bergen', 'plays chess']);
