@@ -233,11 +233,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
     } catch (error) {
       if (read === null) throw error; // no batch read: the run ends, and logs why
       const batch: ClaimedBatch = read;
-      // Completed by a process whose lease ran out, or the profile (and its messages) deleted meanwhile.
-      if (error instanceof BatchTakenError || isForeignKeyViolation(error))
-        return { batch, outcome: 'unchanged' };
-      await this.recordFailure(batch, error);
-      return { batch, outcome: 'failed' };
+      return { batch, outcome: await this.failed(batch, error) };
     }
   }
 
@@ -280,22 +276,25 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
         await this.queue.release(batch).catch(() => undefined); // else its lease runs out
         return 'stopped';
       }
-      // Taken over by another process, or the profile (and its messages) deleted meanwhile.
-      if (error instanceof BatchTakenError || isForeignKeyViolation(error)) return 'unchanged';
-      await this.recordFailure(batch, error);
-      return 'failed';
+      return await this.failed(batch, error);
     } finally {
       stopRenewing();
     }
   }
 
-  /** Counts a failed attempt on the batch, which then waits before it is tried again. */
-  private async recordFailure(batch: ClaimedBatch, error: unknown): Promise<void> {
+  /**
+   * A batch whose extraction or apply threw: nothing to count when another process took it over or
+   * completed it, or its profile (and its messages) was deleted meanwhile; else a failed attempt is
+   * counted on it, and it waits before it is tried again.
+   */
+  private async failed(batch: ClaimedBatch, error: unknown): Promise<BatchOutcome> {
+    if (error instanceof BatchTakenError || isForeignKeyViolation(error)) return 'unchanged';
     const { maxAttempts, backoffMs } = this.config.extraction;
     await this.queue.fail(batch, errorMessage(error), maxAttempts, backoffMs);
     this.logger.warn(
       `extraction of ${batch.messageIds.length} message(s) of profile ${batch.profileId} failed: ${errorMessage(error)}`,
     );
+    return 'failed';
   }
 
   /** Renews the batch's claim every third of the lease until the returned function is called. */
