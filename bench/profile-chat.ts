@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -20,7 +20,8 @@ import { chatRequests, seed, waitForQuiet } from './throughput.bench';
  *   too, and printed apart;
  * - PROFILE_LEARNT=1: a learning load runs first, unprofiled, so that the profiled one meets profiles
  *   that have learnt (summaries, more traits and memories);
- * - PROFILE_STREAM=1: streamed answers; PROFILE_STRACE=<file>: the system calls, counted by strace.
+ * - PROFILE_STREAM=1: streamed answers; PROFILE_STRACE=<file>: the system calls, counted by strace;
+ * - PROFILE_JSON=<file>: the load's time by function (self and inclusive), in µs per request.
  */
 async function main(): Promise<void> {
   const upstream = await startBenchUpstream();
@@ -85,7 +86,20 @@ async function main(): Promise<void> {
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))!;
   const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
   console.log('\n== during the load ==');
-  summarise(profile, (loadAt - spawnedAt) * 1000, (loadEndAt - spawnedAt) * 1000);
+  const load = summarise(profile, (loadAt - spawnedAt) * 1000, (loadEndAt - spawnedAt) * 1000);
+  if (process.env.PROFILE_JSON) {
+    // microseconds per request, by function: two runs' files can be compared function by function
+    const perRequest = (map: Map<string, number>) =>
+      Object.fromEntries([...map].map(([key, us]) => [key, Math.round((100 * us) / result.requests) / 100]));
+    writeFileSync(
+      process.env.PROFILE_JSON,
+      JSON.stringify(
+        { result, self: perRequest(load.byFunction), inclusive: perRequest(load.inclusive) },
+        null,
+        1,
+      ),
+    );
+  }
   if (!skipExtraction) {
     console.log('\n== after the load: the background work it left ==');
     summarise(profile, (loadEndAt - spawnedAt) * 1000, Number.POSITIVE_INFINITY);
@@ -103,7 +117,11 @@ interface CpuProfile {
 }
 
 /** Where the time went from `fromUs` to `toUs` after the process started (not the start and seeding). */
-function summarise(profile: CpuProfile, fromUs: number, toUs: number): void {
+function summarise(
+  profile: CpuProfile,
+  fromUs: number,
+  toUs: number,
+): { byFunction: Map<string, number>; inclusive: Map<string, number> } {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<number, number>();
   let at = 0;
@@ -158,6 +176,7 @@ function summarise(profile: CpuProfile, fromUs: number, toUs: number): void {
     }
   }
   console.log('\ninclusive time by function\n' + top(inclusive, 60).join('\n'));
+  return { byFunction, inclusive };
 }
 
 main().catch((error: unknown) => {

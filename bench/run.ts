@@ -278,10 +278,13 @@ function printSoak(soak: SoakReport): void {
 function printThroughputTable(report: ThroughputReport): void {
   const during = (load: MeasuredLoad) =>
     load.duringLoad ? `${load.duringLoad.extractionBatches}, ${load.duringLoad.contextsSentAgain}` : '';
+  const cpuOf = (cpu: MeasuredLoad['cpuMsPerRequest']) =>
+    `${cpu.process}${cpu.postgres === null ? '' : ` + ${cpu.postgres}`}`;
+  // while the load ran, then (in brackets) until the work it left behind was done
   const cpu = (load: MeasuredLoad) =>
-    `${load.cpuMsPerRequest.process}${load.cpuMsPerRequest.postgres === null ? '' : ` + ${load.cpuMsPerRequest.postgres}`}`;
+    `${cpuOf(load.cpuMsPerRequestDuringLoad)} (${cpuOf(load.cpuMsPerRequest)})`;
   console.log(
-    '\n| chat at 32 connections | direct req/s | floor relay req/s (p50 ms) | service req/s (p50 / p99 ms) | service ÷ floor | added p50 / p99 ms | CPU ms per request, floor / service (relay + PostgreSQL) | during the load: extraction batches, contexts read again |',
+    '\n| chat at 32 connections | direct req/s | floor relay req/s (p50 ms) | service req/s (p50 / p99 ms) | service ÷ floor | added p50 / p99 ms | CPU ms per request during the load (until its work was done), floor / service (relay + PostgreSQL) | during the load: extraction batches, contexts read again |',
   );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of report.rows) {

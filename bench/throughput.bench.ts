@@ -16,7 +16,10 @@ const SUSTAINED_ROUNDS = 4;
 
 /** A load's result with the CPU time it cost per request: the relay's process and the PostgreSQL server's. */
 export interface MeasuredLoad extends LoadResult {
+  /** CPU from the start of the load until the work it left behind was done. */
   cpuMsPerRequest: { process: number; postgres: number | null };
+  /** CPU while the load ran, without the work it left behind. */
+  cpuMsPerRequestDuringLoad: { process: number; postgres: number | null };
   /**
    * The service's background work while the load ran (not after): extraction batches it ran, and
    * contexts whose held part it read again from the database (`pms_context_standing_total{result="sent"}`).
@@ -96,6 +99,7 @@ export async function benchThroughput(
     const activityBefore = serviceUrl ? await backgroundActivity(serviceUrl) : null;
     const before = { process: processCpuMs(pid), postgres: onServer ? postgresCpuMs() : Number.NaN };
     const result = await load();
+    const atLoadEnd = { process: processCpuMs(pid), postgres: onServer ? postgresCpuMs() : Number.NaN };
     const activityAfter = serviceUrl ? await backgroundActivity(serviceUrl) : null;
     await settled();
     const perRequest = (ms: number) => (Number.isNaN(ms) ? null : round(ms / result.requests));
@@ -104,6 +108,10 @@ export async function benchThroughput(
       cpuMsPerRequest: {
         process: perRequest(processCpuMs(pid) - before.process) ?? Number.NaN,
         postgres: perRequest(postgresCpuMs() - before.postgres),
+      },
+      cpuMsPerRequestDuringLoad: {
+        process: perRequest(atLoadEnd.process - before.process) ?? Number.NaN,
+        postgres: perRequest(atLoadEnd.postgres - before.postgres),
       },
       ...(activityBefore &&
         activityAfter && {

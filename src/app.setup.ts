@@ -4,7 +4,6 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
-import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { APP_TITLE, APP_VERSION } from './app-info';
 import { jsonBodyParser } from './common/body-parsing';
@@ -49,7 +48,7 @@ export function createStartupLogger(config: AppConfig): LoggerService {
  */
 export function configureApp(app: NestExpressApplication): void {
   const config = app.get<AppConfig>(APP_CONFIG);
-  app.useLogger(new AppLogger(app.get(Logger)));
+  app.useLogger(new AppLogger(new PinoLoggerService(app.get(HttpLogger).root)));
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.set('trust proxy', config.trustProxy);

@@ -1,4 +1,5 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus } from '@nestjs/common';
+import { LineWriter, requestLogger } from './request-logger';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { DatabaseError } from 'pg';
@@ -35,7 +36,7 @@ const CLIENT_DATA_SQLSTATES = new Set([
  * `invalid_value`, a database that is busy or gone as 503 `database_unavailable`, anything else as 500
  * with an id that the log line (with the stack) carries too. `where` names the request in the log.
  */
-export function toApiError(exception: unknown, logger: Logger, where: string): ApiError {
+export function toApiError(exception: unknown, logger: LineWriter, where: string): ApiError {
   if (exception instanceof ApiError) return exception;
   if (isForeignKeyViolation(exception)) {
     // what a write referred to was deleted meanwhile (a profile erased while its ingest ran)
@@ -83,8 +84,6 @@ export function toApiError(exception: unknown, logger: Logger, where: string): A
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
-  private readonly logger = new Logger('ExceptionFilter');
-
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
@@ -106,7 +105,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   private toApiError(exception: unknown, request: Request): ApiError {
     if (exception instanceof HttpException) return this.fromHttpException(exception, request);
-    return toApiError(exception, this.logger, `${request.method} ${request.path}`);
+    return toApiError(
+      exception,
+      requestLogger(request, 'ExceptionFilter'),
+      `${request.method} ${request.path}`,
+    );
   }
 
   private fromHttpException(exception: HttpException, request: Request): ApiError {

@@ -1,5 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import type { Logger as Pino } from 'pino';
+import { LineLevel, writeLine } from '../common/request-logger';
 
 /** Contexts of Nest's own start-up lines (one per module initialised, one per route mapped). */
 const FRAMEWORK_CONTEXTS = new Set([
@@ -56,12 +57,10 @@ export class AppLogger implements LoggerService {
   }
 }
 
-type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
-
 /**
- * A Nest LoggerService writing to a pino logger, for start-up: it serves until the application's own
- * nestjs-pino logger (which binds lines to requests) takes over in configureApp. Nest passes the
- * context last, and for errors a stack before it.
+ * A Nest LoggerService writing to a pino logger: Nest's `Logger` lines, at start-up (over a synchronous
+ * logger) and then the application's (over HttpLogger's root). Nest passes the context last, and for
+ * errors a stack before it.
  */
 export class PinoLoggerService implements LoggerService {
   constructor(private readonly pino: Pino) {}
@@ -85,13 +84,8 @@ export class PinoLoggerService implements LoggerService {
     this.write('fatal', message, params);
   }
 
-  private write(level: Level, message: unknown, params: unknown[]): void {
-    const fields: Record<string, unknown> = {};
-    if (params.length > 0) fields.context = contextOf(params);
-    const stack = params.length > 1 ? params[0] : undefined;
-    if (typeof stack === 'string') fields.stack = stack;
-    if (message instanceof Error) this.pino[level]({ ...fields, err: message }, message.message);
-    else if (typeof message === 'object' && message !== null) this.pino[level]({ ...fields, ...message });
-    else this.pino[level](fields, String(message));
+  private write(level: LineLevel, message: unknown, params: unknown[]): void {
+    const context = params.length > 0 ? contextOf(params) : undefined;
+    writeLine(this.pino, level, message, context, params.length > 1 ? params[0] : undefined);
   }
 }

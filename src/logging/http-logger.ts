@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { storage, Store } from 'nestjs-pino/storage';
 import pino, { DestinationStream, Logger, LoggerOptions } from 'pino';
 import { AppConfig } from '../config/app-config';
 import { routePattern } from '../common/route-pattern';
@@ -32,10 +31,9 @@ export class HttpLogger {
 }
 
 /**
- * Gives the request its id and a child logger bound to it (`req.log`, which nestjs-pino makes the
- * logger of everything the request's handling logs), and writes the request's line when its response
- * ends or its connection closes. The line's fields are serialised only when it is written: a request
- * costs one child logger, whatever the level.
+ * Gives the request its id and a child logger bound to it (`req.log`, which `requestLogger` writes
+ * through), and writes the request's line when its response ends or its connection closes. The line's
+ * fields are serialised only when it is written: a request costs one child logger, whatever the level.
  */
 export function requestLog(root: Logger, requestLines: Logger): RequestLogMiddleware {
   return (req, res, next) => {
@@ -53,14 +51,6 @@ export function requestLog(root: Logger, requestLines: Logger): RequestLogMiddle
     res.on('close', ended);
     next();
   };
-}
-
-/**
- * Runs `handle` with the request's logger (set by `requestLog`) bound, as nestjs-pino's middleware binds
- * it for the routes Nest serves: every line logged meanwhile through Nest's Logger carries the request id.
- */
-export function runWithRequestLogger(req: IncomingMessage, handle: () => void): void {
-  storage.run(new Store((req as IncomingMessage & { log: Logger }).log), handle);
 }
 
 /**

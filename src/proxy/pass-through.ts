@@ -30,7 +30,7 @@ export class PassThrough {
   async models(req: Request, res: Response): Promise<void> {
     const client = new ClientConnection(req, res);
     const upstream = await this.upstream.send({ method: 'GET', path: '/models' }, req, client.cancellation);
-    const payload = upstream && (await this.upstream.read(upstream, client.cancellation));
+    const payload = upstream && (await this.upstream.read(upstream, req, client.cancellation));
     if (!upstream || payload === null) return;
     if (!this.anthropic) return send(res, upstream.status, relayHeaders(upstream.headers), payload);
     const parsed = parseJson(payload);
@@ -61,7 +61,7 @@ export class PassThrough {
       req,
       client.cancellation,
     );
-    const payload = upstream && (await this.upstream.read(upstream, client.cancellation));
+    const payload = upstream && (await this.upstream.read(upstream, req, client.cancellation));
     if (!upstream || payload === null) return;
     send(res, upstream.status, relayHeaders(upstream.headers), payload);
   }

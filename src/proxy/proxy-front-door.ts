@@ -3,7 +3,6 @@ import {
   ForbiddenException,
   HttpStatus,
   Injectable,
-  Logger,
   RequestMethod,
   Type,
 } from '@nestjs/common';
@@ -33,7 +32,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AllExceptionsFilter } from '../common/all-exceptions.filter';
 import { ApiError } from '../common/api-error';
 import { GLOBAL_GUARDS } from '../common/common.module';
-import { runWithRequestLogger } from '../logging/http-logger';
+import { requestLogger } from '../common/request-logger';
 import { ProxyController } from './proxy.controller';
 
 /** What Express gives every request and response it handles (its `app.request` and `app.response`). */
@@ -75,8 +74,7 @@ const CLASS_EXTRAS = [
  * The proxy's POST routes, served from the HTTP server ahead of Express's router and Nest's route
  * handling, which together cost a proxied chat 10 to 13 % of its CPU. A request runs the same
  * steps in the same order: the edge middleware that configureApp gives Express (request id and log
- * line, metrics, security headers, CORS, body parsing), the request's logger bound as nestjs-pino binds
- * it, the global guards (rate limit, API key) with the controller's own metadata, the controller's
+ * line, metrics, security headers, CORS, body parsing), the global guards (rate limit, API key) with the controller's own metadata, the controller's
  * method, and any error through the global exception filter.
  *
  * Only exact matches are taken: `POST` to a route's path as the controller declares it, with any query.
@@ -86,7 +84,6 @@ const CLASS_EXTRAS = [
  */
 @Injectable()
 export class ProxyFrontDoor {
-  private readonly logger = new Logger('ProxyFrontDoor');
   private readonly routes: Map<string, DirectRoute>;
 
   constructor(
@@ -124,11 +121,9 @@ export class ProxyFrontDoor {
         // matched only now: Express sets the route (the log line's and the metrics' label) when its
         // router reaches it, which a request the edge refused never does
         (request as { route?: unknown }).route = { path: route.path };
-        runWithRequestLogger(request, () => {
-          this.handle(controller, guards, route, request, response).catch((failure: unknown) =>
-            this.fail(failure, route, request, response),
-          );
-        });
+        this.handle(controller, guards, route, request, response).catch((failure: unknown) =>
+          this.fail(failure, route, request, response),
+        );
       });
     });
   }
@@ -154,7 +149,10 @@ export class ProxyFrontDoor {
       this.filter.catch(error, new ExecutionContextHost([req, res, noNext], ProxyController, route.method));
     } catch (failure) {
       // the filter is the last word; if it fails, the request must still end
-      this.logger.error(`the exception filter failed on ${route.path}`, (failure as Error)?.stack);
+      requestLogger(req, 'ProxyFrontDoor').error(
+        `the exception filter failed on ${route.path}`,
+        (failure as Error)?.stack,
+      );
       if (res.headersSent) {
         res.destroy();
         return;

@@ -92,7 +92,7 @@ export class RelayPipeline {
     if (exchange.streams(upstream.status, upstream.headers, clientBody)) {
       await this.relayStream(client, exchange, upstream, clientBody, finish);
     } else {
-      const payload = await this.upstream.read(upstream, client.cancellation);
+      const payload = await this.upstream.read(upstream, req, client.cancellation);
       if (payload === null) return;
       const answer = exchange.answer(upstream.status, upstream.headers, payload, clientBody);
       res.status(answer.status);
@@ -122,7 +122,7 @@ export class RelayPipeline {
         }
       }
     } catch (error) {
-      writer.end(client.gone ? undefined : translation.fail(this.upstream.failure(error)));
+      writer.end(client.gone ? undefined : translation.fail(this.upstream.failure(error, client.req)));
       return;
     }
     const last = translation.end();
@@ -178,7 +178,7 @@ function forwardedHeaders(req: Request, exchange: UpstreamExchange): Record<stri
   return headers;
 }
 
-/** The id of the request's log line (pino-http sets it from X-Request-Id or makes one). */
+/** The id of the request's log line (the request-log middleware takes it from X-Request-Id or makes one). */
 function requestId(req: Request): string {
   const id = (req as Request & { id?: unknown }).id;
   return typeof id === 'string' ? id : '';

@@ -1,7 +1,8 @@
-import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { finished, Readable } from 'node:stream';
 import { ApiError } from '../common/api-error';
+import { requestLogger } from '../common/request-logger';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import {
@@ -21,11 +22,10 @@ export const MAX_UPSTREAM_BODY_BYTES = 64 * 1024 * 1024;
  * Calls the configured upstream for the proxy and turns its failures into answers that say what went
  * wrong: 502 `upstream_unavailable` or 504 `upstream_timeout` naming the upstream's host and the cause
  * (DNS, refused, TLS, ...). The first failure (and the first after a success) is logged at warn with
- * the same words. When the client has gone, a failure is nobody's answer: the calls return null.
+ * the same words, on the request that met it. When the client has gone, a failure is nobody's answer: the calls return null.
  */
 @Injectable()
 export class UpstreamCaller {
-  private readonly logger = new Logger('Upstream');
   private readonly host: string;
   private lastFailure: string | null = null;
 
@@ -54,29 +54,33 @@ export class UpstreamCaller {
       return response;
     } catch (error) {
       if (signal.aborted) return null;
-      throw this.failure(error);
+      throw this.failure(error, req);
     }
   }
 
   /** Reads a whole answer, within MAX_UPSTREAM_BODY_BYTES. */
-  async read(response: UpstreamResponse, signal: AbortSignal | UpstreamCancellation): Promise<Buffer | null> {
+  async read(
+    response: UpstreamResponse,
+    req: Request,
+    signal: AbortSignal | UpstreamCancellation,
+  ): Promise<Buffer | null> {
     try {
       return await readWhole(response.body, MAX_UPSTREAM_BODY_BYTES);
     } catch (error) {
       if (signal.aborted) return null;
-      throw this.failure(error);
+      throw this.failure(error, req);
     }
   }
 
-  /** The envelope error of a failure talking to the upstream (an ApiError passes through). */
-  failure(error: unknown): ApiError {
+  /** The envelope error of `req`'s failure talking to the upstream (an ApiError passes through). */
+  failure(error: unknown, req: Request): ApiError {
     if (error instanceof ApiError) return error;
     const failure = classifyUpstreamFailure(error);
     if (!failure) throw error;
     const message = this.describe(failure);
     if (this.lastFailure !== message) {
       this.lastFailure = message;
-      this.logger.warn(message);
+      requestLogger(req, 'Upstream').warn(message);
     }
     return failure instanceof UpstreamTimeoutError
       ? new ApiError(HttpStatus.GATEWAY_TIMEOUT, 'upstream_timeout', message)

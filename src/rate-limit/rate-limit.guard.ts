@@ -1,8 +1,9 @@
-import { ExecutionContext, HttpStatus, Injectable, Logger } from '@nestjs/common';
+import { ExecutionContext, HttpStatus, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerRequest } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { ApiError } from '../common/api-error';
 import { RATE_LIMIT_BUCKET, RateLimitBucket } from '../common/rate-limit.decorator';
+import { requestLogger } from '../common/request-logger';
 
 /**
  * @nestjs/throttler's guard with our rules: each route counts against exactly one bucket (its
@@ -13,8 +14,6 @@ import { RATE_LIMIT_BUCKET, RateLimitBucket } from '../common/rate-limit.decorat
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  private readonly rateLimitLogger = new Logger('RateLimit');
-
   /**
    * Only the route's bucket is counted, so only its throttler is looked at. @nestjs/throttler's own
    * canActivate resolves the limit, window, block and hooks of every throttler on every request, each
@@ -78,7 +77,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     const retryAfter = Math.max(1, record.timeToBlockExpire);
     res.header('X-RateLimit-Reset', String(retryAfter));
     res.header('Retry-After', String(retryAfter));
-    this.rateLimitLogger.debug(`rate limit "${name}" (${limit}/min) exceeded by ${tracker}`);
+    requestLogger(req, 'RateLimit').debug(`rate limit "${name}" (${limit}/min) exceeded by ${tracker}`);
     throw new ApiError(
       HttpStatus.TOO_MANY_REQUESTS,
       'rate_limit_exceeded',

@@ -56,11 +56,12 @@ export class ChildService {
 
   /**
    * Starts `node dist/src/main.js` on a free port, listening on 127.0.0.1 unless `env` sets HOST.
-   * `command` runs it through another program (e.g. `['unshare', '--pid', '--fork']`).
+   * `command` runs it through another program (e.g. `['unshare', '--pid', '--fork']`); `nodeArgs` go
+   * to node before the script (e.g. `['-r', preload]`).
    */
   static async start(
     env: Record<string, string | undefined>,
-    { command = [] as string[] } = {},
+    { command = [] as string[], nodeArgs = [] as string[] } = {},
   ): Promise<ChildService> {
     if (!existsSync(MAIN_JS))
       throw new Error(`${MAIN_JS} is missing: run "npm run build" before the end-to-end tests`);
@@ -75,7 +76,7 @@ export class ChildService {
     })) {
       if (value !== undefined && key !== 'NODE_OPTIONS') childEnv[key] = value;
     }
-    const [program, ...args] = [...command, process.execPath, MAIN_JS];
+    const [program, ...args] = [...command, process.execPath, ...nodeArgs, MAIN_JS];
     if (!reaperInstalled) {
       reaperInstalled = true;
       globalThis.process.once('exit', killLeftovers);
@@ -138,13 +139,18 @@ export function freePort(): Promise<number> {
 /**
  * Empties the tables of the PostgreSQL database the child services of this file use (when DATABASE_URL
  * is set): a file's worker database keeps what earlier files left, such as turns still waiting for
- * extraction, which the gauges a test waits on would count.
+ * extraction, which the gauges a test waits on would count. A database no file has migrated yet (this
+ * file is its worker's first) has nothing to empty: the child service migrates it.
  */
 export async function emptyServerDatabase(): Promise<void> {
   if (!process.env.DATABASE_URL) return;
   const client = new Client({ connectionString: process.env.DATABASE_URL });
   await client.connect();
   try {
+    const { rows } = await client.query<{ migrated: boolean }>(
+      "SELECT to_regclass('job_leases') IS NOT NULL AS migrated",
+    );
+    if (!rows[0].migrated) return;
     await client.query(
       'TRUNCATE profiles, traits, memories, memory_embeddings, messages, job_leases CASCADE',
     );
