@@ -1,11 +1,4 @@
-import {
-  CanActivate,
-  ForbiddenException,
-  HttpStatus,
-  Injectable,
-  RequestMethod,
-  Type,
-} from '@nestjs/common';
+import { CanActivate, ForbiddenException, HttpStatus, Injectable, RequestMethod, Type } from '@nestjs/common';
 import {
   EXCEPTION_FILTERS_METADATA,
   GUARDS_METADATA,
