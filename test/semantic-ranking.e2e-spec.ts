@@ -236,11 +236,11 @@ describe('Semantic ranking', () => {
 
   /**
    * Stores `count` memories of a profile with their embeddings, as the indexer would: each points in a
-   * pseudo-random direction, mixed with a topic's direction when one is given (like real texts, which
-   * spread over the space rather than sitting on a few points).
+   * pseudo-random direction mixed with its topic's (like real texts, which spread over the space rather
+   * than sitting on a few points).
    */
-  async function bulkMemories(profileId: string, count: number, content: string, topic: string | null) {
-    const direction = `{${(topic ? topicEmbedding(topic, 8)! : new Array<number>(8).fill(0)).join(',')}}`;
+  async function bulkMemories(profileId: string, count: number, content: string, topic: string) {
+    const direction = `{${topicEmbedding(topic, 8)!.join(',')}}`;
     // one transaction: the service's embedding sweep never sees these memories without their vectors
     await t.dataSource.transaction(async (manager) => {
       await manager.query(
@@ -279,10 +279,12 @@ describe('Semantic ranking', () => {
   });
 
   it("finds a large profile's nearest memories (the vector index where pgvector is installed)", async () => {
-    // 2,500 memories about anything, more than an exact scan is used for, and 30 about walking the
-    // dog: the index is approximate, so what is asked of it is the region, not one point.
+    // 2,500 memories about something else (food), more than an exact scan is used for, and 30 about
+    // walking the dog: the index is approximate, so what is asked of it is the region, not one point.
+    // Memories about nothing in particular would be pure noise, some of it near the pets' direction,
+    // where the approximate index can return one of them among the dog's (seen once, under load).
     const profile = await makeProfile(t, 'large-user');
-    await bulkMemories(profile.id, 2_500, 'Did something else, day', null);
+    await bulkMemories(profile.id, 2_500, 'Had dinner somewhere, day', 'food');
     await bulkMemories(profile.id, 30, 'Walked the dog in the park, walk', 'dog');
     await t.drain();
     const ids = await ask('large-user', 'What kind of pet do I have?');
