@@ -41,4 +41,6 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=30s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Migrations run at boot; `node dist/src/database/migrate-cli.js` runs them alone, under the same lock.
-CMD ["node", "dist/src/main.js"]
+# Young-generation semi-spaces of 32 MiB (V8's default is 16): fewer of a chat's short-lived objects
+# outlive a collection, which took 18 % off the CPU per chat (docs/BENCHMARKS.md); as in `npm start`.
+CMD ["node", "--max-semi-space-size=32", "dist/src/main.js"]

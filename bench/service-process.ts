@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -36,7 +36,7 @@ export class ServiceProcess {
     // BENCH_SERVICE_MAIN runs another build (e.g. of an earlier commit) for a before/after comparison.
     const main = process.env.BENCH_SERVICE_MAIN ?? join(__dirname, '..', 'src', 'main.js');
     const stdout = stdoutFile === undefined ? 'pipe' : openSync(stdoutFile, 'w');
-    const child = spawn(process.execPath, [...nodeArgs, main], {
+    const child = spawn(process.execPath, [...productionNodeFlags(), ...nodeArgs, main], {
       env: childEnv,
       stdio: ['ignore', stdout, 'pipe'],
     });
@@ -79,4 +79,17 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The node flags the service runs with in production, as `npm run start:prod` (and the Dockerfile)
+ * gives them: the benchmarks run the service, and the floor relay beside it, the same way.
+ */
+export function productionNodeFlags(): string[] {
+  const packageJson = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const command = /^node((?: --[^\s]+)*) dist\/src\/main\.js$/.exec(packageJson.scripts['start:prod']);
+  if (!command) throw new Error('package.json start:prod is not `node [--flags] dist/src/main.js`');
+  return command[1].split(' ').filter(Boolean);
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { LoadResult, RequestSpec, round, runLoad } from './load';
 import { postgresCpuMs, processCpuMs } from './process-cpu';
-import { freePort, ServiceProcess } from './service-process';
+import { freePort, productionNodeFlags, ServiceProcess } from './service-process';
 
 const CONNECTIONS = 32;
 const USERS = 100;
@@ -403,7 +403,7 @@ async function startFloorRelay(
   };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   else delete env.DATABASE_URL;
-  const child = spawn(process.execPath, [join(__dirname, 'floor-relay.js')], {
+  const child = spawn(process.execPath, [...productionNodeFlags(), join(__dirname, 'floor-relay.js')], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -237,7 +237,18 @@ describe('Packaging files', () => {
       expect(runtime).toMatch(/^USER 1000:1000$/m);
       expect(runtime).toMatch(/^HEALTHCHECK .*\n.*\/health/m);
       expect(runtime).toContain('COPY --from=prod-deps /app/node_modules ./node_modules');
-      expect(runtime).toMatch(/^CMD \["node", "dist\/src\/main.js"\]$/m);
+      expect(runtime).toMatch(/^CMD \["node", ("--[^"]+", )*"dist\/src\/main.js"\]$/m);
+    });
+
+    it('runs node with the flags of `npm run start:prod` and `npm start`', () => {
+      const runtime = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
+      const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(runtime)![1]) as string[];
+      const flags = cmd.slice(1, -1);
+      expect(flags).toContain('--max-semi-space-size=32');
+      const scripts = (JSON.parse(readText(ROOT, 'package.json')) as { scripts: Record<string, string> })
+        .scripts;
+      expect(scripts['start:prod']).toBe(['node', ...flags, 'dist/src/main.js'].join(' '));
+      expect(scripts.start).toContain(` ${['node', ...flags, 'dist/src/main.js'].join(' ')}`);
     });
   });
 });
