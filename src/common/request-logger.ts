@@ -12,7 +12,10 @@ export interface LineWriter {
 
 export type LineLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
-/** One line, as Nest's `Logger` lines are written to pino: its context, a stack, an Error's fields. */
+/**
+ * One line, as Nest's `Logger` lines are written to pino: its context, and an error as pino serialises
+ * errors (`err`: type, message, stack), whether it came as an Error or as `error(message, stack)`.
+ */
 export function writeLine(
   pino: Pino,
   level: LineLevel,
@@ -23,8 +26,11 @@ export function writeLine(
   if (!pino.isLevelEnabled(level)) return;
   const fields: Record<string, unknown> = {};
   if (context !== undefined) fields.context = context;
-  if (typeof stack === 'string') fields.stack = stack;
-  if (message instanceof Error) pino[level]({ ...fields, err: message }, message.message);
+  if (level === 'error' && typeof stack === 'string' && /\n\s*at /.test(stack)) {
+    const err = new Error(String(message));
+    err.stack = stack;
+    pino.error({ ...fields, err }, err.message);
+  } else if (message instanceof Error) pino[level]({ ...fields, err: message }, message.message);
   else if (typeof message === 'object' && message !== null) pino[level]({ ...fields, ...message });
   else pino[level](fields, String(message));
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, HttpStatus, Param, Post, Req } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiInternalServerErrorResponse,
@@ -7,8 +7,10 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
+import type { Request } from 'express';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { RequiresApiKey } from '../common/public.decorator';
+import { requestLogger } from '../common/request-logger';
 import { IngestRateLimit } from '../common/rate-limit.decorator';
 import { PROFILE_ID_PARAM } from '../profiles/profiles.controller';
 import { IngestRequestDto } from './dto/ingest-request.dto';
@@ -37,7 +39,11 @@ export class IngestController {
       '`extraction_error` (type `internal_error`): the extraction model failed; retrying is advised',
     type: ErrorResponseDto,
   })
-  async ingestText(@Param('id') id: string, @Body() body: IngestRequestDto): Promise<IngestResponseDto> {
-    return toIngestResponse(await this.ingest.ingest(id, body));
+  async ingestText(
+    @Param('id') id: string,
+    @Body() body: IngestRequestDto,
+    @Req() req: Request,
+  ): Promise<IngestResponseDto> {
+    return toIngestResponse(await this.ingest.ingest(id, body, requestLogger(req, 'IngestService')));
   }
 }

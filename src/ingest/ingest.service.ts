@@ -2,6 +2,7 @@ import { HttpStatus, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApiError, profileNotFound } from '../common/api-error';
+import { LineWriter } from '../common/request-logger';
 import { inProfileWrite } from '../database/profile-write-lock';
 import { ExtractionFailedError } from '../extraction/extraction-errors';
 import { ExtractionService } from '../extraction/extraction.service';
@@ -34,7 +35,12 @@ export class IngestService {
     private readonly schemas: TraitSchemaRegistry,
   ) {}
 
-  async ingest(profilePathId: string, request: IngestRequestDto): Promise<IngestResult> {
+  /** `log`: where the request's lines go (they carry its id); the process's own logger by default. */
+  async ingest(
+    profilePathId: string,
+    request: IngestRequestDto,
+    log: LineWriter = this.logger,
+  ): Promise<IngestResult> {
     const profile = await this.profiles.resolve(profilePathId);
     const schemas = this.schemas.all();
     const result = await this.extraction
@@ -44,7 +50,7 @@ export class IngestService {
       })
       .catch((error: unknown) => {
         if (!(error instanceof ExtractionFailedError)) throw error;
-        this.logger.warn(`ingest for profile ${profile.id} failed: ${error.message}`);
+        log.warn(`ingest for profile ${profile.id} failed: ${error.message}`);
         throw new ApiError(
           HttpStatus.INTERNAL_SERVER_ERROR,
           'extraction_error',

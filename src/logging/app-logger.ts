@@ -86,6 +86,13 @@ export class PinoLoggerService implements LoggerService {
 
   private write(level: LineLevel, message: unknown, params: unknown[]): void {
     const context = params.length > 0 ? contextOf(params) : undefined;
-    writeLine(this.pino, level, message, context, params.length > 1 ? params[0] : undefined);
+    // error(message, stack, context): the only call with a parameter besides the context
+    writeLine(
+      this.pino,
+      level,
+      message,
+      context,
+      level === 'error' && params.length > 1 ? params[0] : undefined,
+    );
   }
 }

@@ -15,7 +15,7 @@ export type RequestLogMiddleware = (req: IncomingMessage, res: ServerResponse, n
 
 /**
  * The process's one pino logger and the HTTP middleware built on it. The middleware gives every request
- * its id (bound to every line logged while the request is handled) and writes one line per request, at
+ * its id (on the lines its handling logs through `requestLogger`) and writes one line per request, at
  * its end, with method, URL, route, status and duration. Headers and bodies are never logged.
  */
 @Injectable()

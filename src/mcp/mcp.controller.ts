@@ -1,10 +1,11 @@
-import { Controller, Delete, Get, HttpStatus, Logger, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, HttpStatus, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
 import { ApiError } from '../common/api-error';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { RequiresApiKey } from '../common/public.decorator';
+import { requestLogger } from '../common/request-logger';
 import { resolveUserId, userIdHeader } from '../proxy/user-id';
 import { createMemoryToolsServer, ToolUser } from './memory-tools';
 import { MemoryToolsService } from './memory-tools.service';
@@ -18,8 +19,6 @@ import { MemoryToolsService } from './memory-tools.service';
 @RequiresApiKey()
 @Controller('mcp')
 export class McpController {
-  private readonly logger = new Logger('McpController');
-
   constructor(private readonly tools: MemoryToolsService) {}
 
   /** One MCP JSON-RPC message (initialize, tools/list, tools/call ...) for the user of X-Service-Id. */
@@ -33,7 +32,7 @@ export class McpController {
     description: 'The JSON-RPC answer (tools: search_memories, remember, forget, get_profile, set_trait)',
   })
   async handle(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const server = createMemoryToolsServer(this.tools, toolUser(req), this.logger);
+    const server = createMemoryToolsServer(this.tools, toolUser(req), requestLogger(req, 'McpController'));
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -1,9 +1,9 @@
-import { Logger } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ApiError } from '../common/api-error';
 import { toApiError } from '../common/all-exceptions.filter';
+import { LineWriter } from '../common/request-logger';
 import { APP_VERSION } from '../app-info';
 import { MAX_MEMORY_CONTENT_LENGTH } from '../memories/dto/memory-request.dto';
 import { MEMORY_TYPES } from '../memories/memory.entity';
@@ -24,7 +24,7 @@ export type ToolUser = { userId: string } | { problem: ApiError };
 export function createMemoryToolsServer(
   tools: MemoryToolsService,
   user: ToolUser,
-  logger: Logger,
+  logger: LineWriter,
 ): McpServer {
   const server = new McpServer({ name: 'profile-memory-service', version: APP_VERSION });
   const call = <A>(name: string, work: (userId: string, args: A) => Promise<unknown>) => {
