@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import type { Logger as Pino } from 'pino';
+import type { Level, Logger as Pino } from 'pino';
 
 /** What code that handles a request logs through: the methods of Nest's `Logger` that it uses. */
 export interface LineWriter {
@@ -10,15 +10,13 @@ export interface LineWriter {
   debug(message: unknown): void;
 }
 
-export type LineLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
-
 /**
  * One line, as Nest's `Logger` lines are written to pino: its context, and an error as pino serialises
  * errors (`err`: type, message, stack), whether it came as an Error or as `error(message, stack)`.
  */
 export function writeLine(
   pino: Pino,
-  level: LineLevel,
+  level: Level,
   message: unknown,
   context: unknown,
   stack?: unknown,

@@ -1,6 +1,6 @@
 import { LoggerService } from '@nestjs/common';
-import type { Logger as Pino } from 'pino';
-import { LineLevel, writeLine } from '../common/request-logger';
+import type { Level, Logger as Pino } from 'pino';
+import { writeLine } from '../common/request-logger';
 
 /** Contexts of Nest's own start-up lines (one per module initialised, one per route mapped). */
 const FRAMEWORK_CONTEXTS = new Set([
@@ -84,7 +84,7 @@ export class PinoLoggerService implements LoggerService {
     this.write('fatal', message, params);
   }
 
-  private write(level: LineLevel, message: unknown, params: unknown[]): void {
+  private write(level: Level, message: unknown, params: unknown[]): void {
     const context = params.length > 0 ? contextOf(params) : undefined;
     // error(message, stack, context): the only call with a parameter besides the context
     writeLine(

@@ -67,8 +67,9 @@ const CLASS_EXTRAS = [
  * The proxy's POST routes, served from the HTTP server ahead of Express's router and Nest's route
  * handling, which together cost a proxied chat 10 to 13 % of its CPU. A request runs the same
  * steps in the same order: the edge middleware that configureApp gives Express (request id and log
- * line, metrics, security headers, CORS, body parsing), the global guards (rate limit, API key) with the controller's own metadata, the controller's
- * method, and any error through the global exception filter.
+ * line, metrics, security headers, CORS, body parsing), the global guards (rate limit, API key) with
+ * the controller's own metadata, the controller's method, and any error through the global exception
+ * filter.
  *
  * Only exact matches are taken: `POST` to a route's path as the controller declares it, with any query.
  * Everything else (another case, a trailing slash, a method that is not POST, a route whose parameters

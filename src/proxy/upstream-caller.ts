@@ -22,7 +22,8 @@ export const MAX_UPSTREAM_BODY_BYTES = 64 * 1024 * 1024;
  * Calls the configured upstream for the proxy and turns its failures into answers that say what went
  * wrong: 502 `upstream_unavailable` or 504 `upstream_timeout` naming the upstream's host and the cause
  * (DNS, refused, TLS, ...). The first failure (and the first after a success) is logged at warn with
- * the same words, on the request that met it. When the client has gone, a failure is nobody's answer: the calls return null.
+ * the same words, on the request that met it. When the client has gone, a failure is nobody's answer:
+ * the calls return null.
  */
 @Injectable()
 export class UpstreamCaller {
