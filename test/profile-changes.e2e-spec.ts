@@ -189,8 +189,21 @@ describeOnServer('Held contexts across replicas (skipped without DATABASE_URL)',
     await writer.close();
   });
 
+  /** Waits until the replica's feed is live and has heard every change committed before this call. */
+  async function caughtUp(replica: TestApp): Promise<void> {
+    const feed = replica.app.get(ProfileChangeFeed);
+    await eventually(() => feed.isLive);
+    const sentinel = await cookingProfile(writer);
+    const token = feed.token()!;
+    // notifications reach a session in commit order: once this one is heard, every earlier one was
+    await outside.query(`UPDATE memories SET importance = 0.5 WHERE profile_id = $1`, [sentinel]);
+    await eventually(() => !feed.unchangedSince(sentinel, token));
+  }
+
   it('drops a held context when another replica, or a statement from outside, changes the profile', async () => {
     const profileId = await cookingProfile(writer);
+    // the writer's changes may reach the reader after its first read, which then rightly holds nothing
+    await caughtUp(reader);
     await contextText(reader, profileId);
     const before = await standing(reader);
     await contextText(reader, profileId);
