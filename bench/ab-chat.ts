@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startBenchUpstream } from './fake-upstream';
@@ -6,8 +7,6 @@ import { runLoad } from './load';
 import { postgresCpuMs, processCpuMs } from './process-cpu';
 import { ServiceProcess } from './service-process';
 import { chatRequests, seed, waitForQuiet } from './throughput.bench';
-
-const CONNECTIONS = 32;
 
 interface Round {
   throughput: number;
@@ -26,8 +25,9 @@ interface Round {
  * turns, one in ten telling a fact), streamed with AB_STREAM=1) in rounds that alternate A and B, so that
  * both see the same machine. A is this build; B is AB_B_MAIN (another build's main.js), AB_B_NODE_ARGS
  * (e.g. `--max-semi-space-size=32`) and/or AB_B_ENV (e.g. `DATABASE_CONTEXT_POOL_SIZE=4`, space
- * separated), all at LOG_LEVEL=warn. AB_ROUNDS (default 6) and AB_REQUESTS (default 4000)
- * size the run. Prints and saves (bench/results/<time>-ab.json) the rounds and their medians: a change
+ * separated), all at LOG_LEVEL=warn unless AB_B_ENV says otherwise (the log lines go to a file, as a
+ * collector would take them). AB_ROUNDS (default 6), AB_REQUESTS (default 4000) and AB_CONNECTIONS
+ * (default 32; 1 for one request at a time) size the run. Prints and saves (bench/results/<time>-ab.json) the rounds and their medians: a change
  * worth a few percent shows here where the full suite's run-to-run spread hides it.
  */
 async function main(): Promise<void> {
@@ -36,6 +36,8 @@ async function main(): Promise<void> {
   const requests = Number(process.env.AB_REQUESTS ?? '4000');
   const learns = { a: process.env.AB_LEARN === '1', b: ['1', 'b'].includes(process.env.AB_LEARN ?? '') };
   const stream = process.env.AB_STREAM === '1';
+  const connections = Number(process.env.AB_CONNECTIONS ?? '32');
+  const logDir = mkdtempSync(join(tmpdir(), 'pms-ab-logs-'));
   const upstream = await startBenchUpstream();
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
@@ -58,7 +60,7 @@ async function main(): Promise<void> {
       if (other) process.env.BENCH_SERVICE_MAIN = other;
       else delete process.env.BENCH_SERVICE_MAIN;
       const nodeArgs = name === 'b' ? (process.env.AB_B_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
-      services[name] = await ServiceProcess.start(env, nodeArgs);
+      services[name] = await ServiceProcess.start(env, nodeArgs, { stdoutFile: join(logDir, `${name}.log`) });
       if (saved === undefined) delete process.env.BENCH_SERVICE_MAIN;
       else process.env.BENCH_SERVICE_MAIN = saved;
       await seed(services[name].url);
@@ -71,7 +73,7 @@ async function main(): Promise<void> {
     for (const name of ['a', 'b'] as const) {
       await runLoad(services[name].url, 'warm-up', {
         requests: 2000,
-        concurrency: CONNECTIONS,
+        concurrency: 32,
         next: next[name],
         firstChunk: stream,
       });
@@ -83,7 +85,7 @@ async function main(): Promise<void> {
         const before = { node: processCpuMs(service.pid), postgres: postgresCpuMs() };
         const load = await runLoad(service.url, name, {
           requests,
-          concurrency: CONNECTIONS,
+          concurrency: connections,
           next: next[name],
           firstChunk: stream,
         });
@@ -113,6 +115,7 @@ async function main(): Promise<void> {
       b: { main: process.env.AB_B_MAIN ?? null, nodeArgs: process.env.AB_B_NODE_ARGS ?? null, env: bEnv() },
       learns,
       stream,
+      connections,
       requests,
       rounds: results,
       median: { a: summary(results.a), b: summary(results.b) },
@@ -137,6 +140,7 @@ async function main(): Promise<void> {
     console.log(`saved ${file}`);
   } finally {
     for (const service of Object.values(services)) await service.stop();
+    rmSync(logDir, { recursive: true, force: true });
     await upstream.close();
     for (const database of Object.values(databases)) {
       await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
