@@ -41,6 +41,8 @@ const messages = (lines: LogLine[]) => lines.map((line) => `${line.level} ${line
     dataDir = mkdtempSync(join(tmpdir(), 'pms-boot-'));
   });
 
+  afterEach(() => ChildService.stopAll());
+
   afterAll(() => {
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -119,6 +119,23 @@ export class ChildService {
     throw new Error(`service not ready after ${timeoutMs} ms:\n${this.output.join('')}`);
   }
 
+  /**
+   * Stops every child still running: after each test of a file whose tests start their own, so that a
+   * test that failed half-way leaves no service holding a port or DATA_DIR for the next one.
+   */
+  static async stopAll(): Promise<void> {
+    await Promise.all(
+      [...running].map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+  }
+
   async stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     if (this.process.exitCode === null && this.process.signalCode === null) this.process.kill('SIGTERM');
     return this.exited;
