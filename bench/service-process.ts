@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from './free-port';
 
 /** The built service (dist/src/main.js) in its own process, so that load and service do not share a thread. */
 export class ServiceProcess {
@@ -68,17 +68,6 @@ export class ServiceProcess {
     this.child.kill('SIGTERM');
     await exited;
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

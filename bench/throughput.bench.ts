@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { LoadResult, RequestSpec, round, runLoad } from './load';
 import { postgresCpuMs, processCpuMs } from './process-cpu';
-import { freePort, productionNodeFlags, ServiceProcess } from './service-process';
+import { freePort } from './free-port';
+import { productionNodeFlags, ServiceProcess } from './service-process';
 
 const CONNECTIONS = 32;
 const USERS = 100;

@@ -1,8 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { freePort } from '../../bench/free-port';
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 
@@ -19,11 +19,11 @@ export interface LogLine {
 }
 
 /** Children still running; killed when the test process exits, so a failed test leaves none behind. */
-const running = new Set<ChildProcess>();
+const running = new Set<ChildService>();
 let reaperInstalled = false;
 
 function killLeftovers(): void {
-  for (const child of running) child.kill('SIGKILL');
+  for (const service of running) service.process.kill('SIGKILL');
 }
 
 /** The built service (`npm run build`) as a real child process. */
@@ -45,10 +45,10 @@ export class ChildService {
     };
     process.stdout?.on('data', collect(this.stdout));
     process.stderr?.on('data', collect(this.stderr));
-    running.add(process);
+    running.add(this);
     this.exited = new Promise((resolve) =>
       process.once('exit', (code, signal) => {
-        running.delete(process);
+        running.delete(this);
         resolve({ code, signal });
       }),
     );
@@ -124,47 +124,13 @@ export class ChildService {
    * test that failed half-way leaves no service holding a port or DATA_DIR for the next one.
    */
   static async stopAll(): Promise<void> {
-    await Promise.all(
-      [...running].map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all([...running].map((service) => service.stop()));
   }
 
   async stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     if (this.process.exitCode === null && this.process.signalCode === null) this.process.kill('SIGTERM');
     return this.exited;
   }
-}
-
-/** Ports below Linux's ephemeral range (32768 and up by default), from which listen(0) and connect() draw. */
-const CHOSEN_PORTS = { from: 20_000, to: 32_767 };
-
-/**
- * A port that nothing listens on now, for a child service to listen on once it has booted, which can take
- * a minute on a busy machine. It is chosen below the ephemeral range: a port from that range, once let
- * go, could be taken meanwhile by any server of the test processes that listens on port 0, which would
- * then answer the child's /health in its place.
- */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = CHOSEN_PORTS.from + Math.floor(Math.random() * (CHOSEN_PORTS.to - CHOSEN_PORTS.from + 1));
-    if (await canListen(port)) return port;
-  }
-}
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    // on every address, as a child with HOST=0.0.0.0 listens
-    server.listen(port, () => server.close(() => resolve(true)));
-  });
 }
 
 /**
