@@ -37,8 +37,8 @@ interface Settings {
  * `skipExtraction` unless AB_LEARN=1, or for B only with AB_LEARN=b (the suite's turns, one in ten
  * telling a fact), streamed with AB_STREAM=1) in rounds that alternate A and B, so that both see the same
  * machine. A is this build; B is AB_B_MAIN (another build's main.js), AB_B_NODE_ARGS (e.g.
- * `--max-semi-space-size=32`) and/or AB_B_ENV (e.g. `DATABASE_CONTEXT_POOL_SIZE=4`, space separated), all
- * at LOG_LEVEL=warn unless AB_B_ENV says otherwise (the log lines go to a file, as a collector would take
+ * `--max-semi-space-size=32`) and/or AB_B_ENV (e.g. `DATABASE_CONTEXT_POOL_SIZE=4`, space separated; AB_A_ENV the same for A), all
+ * at LOG_LEVEL=warn unless their env says otherwise (the log lines go to a file, as a collector would take
  * them). AB_ROUNDS (default 6) rounds of AB_REQUESTS (default 4000) chats on AB_CONNECTIONS (default 32;
  * 1 for one request at a time) size a pair of processes; AB_PAIRS (default 1) pairs run one after the
  * other, each on new processes and databases, B started first in every other pair. Two processes of
@@ -72,7 +72,12 @@ async function main(): Promise<void> {
     const all = { a: rounds.flatMap((pair) => pair.a), b: rounds.flatMap((pair) => pair.b) };
     const report = {
       date: new Date().toISOString(),
-      b: { main: process.env.AB_B_MAIN ?? null, nodeArgs: process.env.AB_B_NODE_ARGS ?? null, env: bEnv() },
+      a: { env: envList(process.env.AB_A_ENV) },
+      b: {
+        main: process.env.AB_B_MAIN ?? null,
+        nodeArgs: process.env.AB_B_NODE_ARGS ?? null,
+        env: envList(process.env.AB_B_ENV),
+      },
       learns: settings.learns,
       stream: settings.stream,
       connections: settings.connections,
@@ -177,7 +182,7 @@ async function startService(side: Side, settings: Settings, database: string): P
     EXTRACTOR: 'heuristic',
     RATE_LIMIT_PER_MINUTE: '0',
     INGEST_RATE_LIMIT_PER_MINUTE: '0',
-    ...(side === 'b' ? bEnv() : {}),
+    ...envList(side === 'b' ? process.env.AB_B_ENV : process.env.AB_A_ENV),
   };
   const other = side === 'b' ? process.env.AB_B_MAIN : undefined;
   const saved = process.env.BENCH_SERVICE_MAIN;
@@ -203,8 +208,9 @@ function summary(list: Round[]) {
   };
 }
 
-function bEnv(): Record<string, string> {
-  const pairs = (process.env.AB_B_ENV ?? '').split(' ').filter((pair) => pair.indexOf('=') > 0);
+/** `NAME=value` pairs, space separated (AB_A_ENV, AB_B_ENV). */
+function envList(list: string | undefined): Record<string, string> {
+  const pairs = (list ?? '').split(' ').filter((pair) => pair.indexOf('=') > 0);
   return Object.fromEntries(
     pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
   );

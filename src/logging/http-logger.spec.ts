@@ -79,4 +79,37 @@ describe('request logging', () => {
     });
     expect(JSON.stringify(lines())).not.toContain('never-logged');
   });
+
+  it('makes a request its own logger only when its handling logs, and once', async () => {
+    const { stream, lines } = capture();
+    const { root, requestLines } = createLoggers(config, { stream });
+    const child = jest.spyOn(root, 'child');
+    const middleware = requestLog(root, requestLines);
+    const server: Server = createServer((req, res) => {
+      middleware(req, res, () => {
+        if (req.url === '/logs') {
+          const log = (req as unknown as { log: typeof root }).log;
+          expect((req as unknown as { log: typeof root }).log).toBe(log);
+          log.info('handling');
+        }
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      await (await fetch(`http://127.0.0.1:${port}/quiet`)).text();
+      expect(child).not.toHaveBeenCalled();
+      await (await fetch(`http://127.0.0.1:${port}/logs`, { headers: { 'x-request-id': 'req-7' } })).text();
+      expect(child).toHaveBeenCalledTimes(1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(lines().map((line) => [line.requestId ?? null, line.msg])).toEqual([
+      [expect.any(String), 'request completed'],
+      ['req-7', 'handling'],
+      ['req-7', 'request completed'],
+    ]);
+  });
 });
