@@ -90,6 +90,20 @@ describe('memory lines', () => {
   });
 });
 
+describe('trait lines', () => {
+  it('follow a list or object value changed in place, and write each kind of value as the template says', () => {
+    const hobbies = { key: 'hobbies', value: ['chess'], template: 'Hobbies: {{value}}', priority: 10 };
+    const style = { key: 'style', value: { tone: 'short' }, template: 'Style {{value}}', priority: 5 };
+    const lines = () =>
+      buildContextText({ summary: '', traits: [hobbies, style], memories: [] }, budget).text.split('\n');
+    expect(lines()).toEqual(expect.arrayContaining(['- Hobbies: chess', '- Style {"tone":"short"}']));
+    hobbies.value.push('sailing');
+    style.value.tone = 'long';
+    expect(lines()).toEqual(expect.arrayContaining(['- Hobbies: chess, sailing', '- Style {"tone":"long"}']));
+    expect(lines().join('\n')).not.toContain('"short"');
+  });
+});
+
 describe('summaryBesides', () => {
   it('leaves out the summary sentences that repeat an injected trait or memory', () => {
     const traits = [{ key: 'location', value: 'Oslo', template: 'Lives in: {{value}}', priority: 55 }];
@@ -124,5 +138,15 @@ describe('summaryBesides', () => {
     expect(summaryBesides(summary, [hobbies], [])).toBe('Likes tea.');
     hobbies.value.push('sailing');
     expect(summaryBesides(summary, [hobbies], [])).toBe(summary);
+  });
+
+  it('leaves out every sentence a text repeats, by its words or after its label, and keeps their order', () => {
+    const summary = 'Location: Oslo. Oslo. Likes tea. Location: Oslo. Prefers short answers.';
+    const location = { key: 'location', value: 'Oslo', template: 'Lives in: {{value}}', priority: 55 };
+    expect(summaryBesides(summary, [location], [])).toBe('Likes tea. Prefers short answers.');
+    expect(summaryBesides(summary, [], [memory('a', 'likes TEA')])).toBe(
+      'Location: Oslo. Oslo. Location: Oslo. Prefers short answers.',
+    );
+    expect(summaryBesides(summary, [], [])).toBe(summary);
   });
 });

@@ -81,68 +81,86 @@ export function buildContextText(
  * ("Location: Oslo." next to the location trait, "Noted: User has two kids." next to that memory), so
  * that the model reads each fact once and the budget goes to facts it would not otherwise see. A
  * profile's summary, traits and memories go into every chat, so the sentences and the texts compared
- * are kept between chats (summarySentences, traitSaid, memorySaid): only the comparison is per chat.
+ * are kept between chats (splitSummary, traitSaid, memorySaid): per chat, each trait and memory is
+ * looked up among the summary's sentences, and the summary is given as it is when none repeats.
  */
 export function summaryBesides(summary: string, traits: ContextTrait[], memories: ContextMemory[]): string {
-  const sentences = summarySentences(summary);
-  if (sentences.length === 0) return '';
-  const said = new Set<string>();
-  for (const trait of traits) said.add(traitSaid(trait));
-  for (const memory of memories) said.add(memorySaid(memory));
-  const kept = sentences.filter(({ text, afterLabel }) => !said.has(text) && !said.has(afterLabel));
-  return kept.map(({ sentence }) => sentence).join(' ');
+  const split = splitSummary(summary);
+  if (split.sentences.length === 0) return '';
+  let repeated: Set<number> | undefined;
+  for (const trait of traits) {
+    const found = split.byText.get(traitSaid(trait));
+    if (found) for (const index of found) (repeated ??= new Set()).add(index);
+  }
+  for (const memory of memories) {
+    const found = split.byText.get(memorySaid(memory));
+    if (found) for (const index of found) (repeated ??= new Set()).add(index);
+  }
+  if (repeated === undefined) return split.whole;
+  const kept = repeated;
+  return split.sentences.filter((_, index) => !kept.has(index)).join(' ');
 }
 
-interface SummarySentence {
-  sentence: string;
-  /** The sentence as compared (sameText). */
-  text: string;
-  /** The same after a leading label ("Location: "). */
-  afterLabel: string;
+/** A summary's sentences that say something, and where each text a sentence is compared by is found. */
+interface SplitSummary {
+  sentences: string[];
+  /** Sentence indexes by the texts they are compared by: as written and after a leading label (sameText). */
+  byText: Map<string, number[]>;
+  /** The sentences joined: the summary when nothing in the context repeats one. */
+  whole: string;
 }
 
 /**
  * Summaries split recently, by text: about REMEMBERED_SUMMARY_CHARS characters of them (each kept about
  * three times over: the text and its sentences as written and as compared), then it starts again.
  */
-const splitSummaries = new Map<string, SummarySentence[]>();
+const splitSummaries = new Map<string, SplitSummary>();
 const REMEMBERED_SUMMARY_CHARS = 2_000_000;
 let splitSummaryChars = 0;
 
-/** The summary's sentences that say something, each with the texts it is compared by. */
-function summarySentences(summary: string): SummarySentence[] {
+function splitSummary(summary: string): SplitSummary {
   const known = splitSummaries.get(summary);
   if (known) return known;
-  const sentences: SummarySentence[] = [];
+  const sentences: string[] = [];
+  const byText = new Map<string, number[]>();
+  const index = (text: string, at: number) => {
+    const list = byText.get(text);
+    if (list === undefined) byText.set(text, [at]);
+    else if (list[list.length - 1] !== at) list.push(at);
+  };
   if (summary.trim() !== '') {
     for (const sentence of summary.split(/(?<=[.!?])\s+/)) {
       const text = sameText(sentence);
       if (text === '') continue;
-      sentences.push({ sentence, text, afterLabel: sameText(sentence.replace(/^[^:.!?]{1,40}:\s*/, '')) });
+      index(text, sentences.length);
+      index(sameText(sentence.replace(/^[^:.!?]{1,40}:\s*/, '')), sentences.length);
+      sentences.push(sentence);
     }
   }
+  const split = { sentences, byText, whole: sentences.join(' ') };
   if (splitSummaryChars + summary.length > REMEMBERED_SUMMARY_CHARS) {
     splitSummaries.clear();
     splitSummaryChars = 0;
   }
-  splitSummaries.set(summary, sentences);
+  splitSummaries.set(summary, split);
   splitSummaryChars += summary.length;
-  return sentences;
+  return split;
 }
 
 /**
- * A trait's value as a summary sentence repeating it would read (sameText), kept with the trait when
- * the value is a string (an array or object could change in place).
+ * Trait values as a summary sentence repeating them would read (sameText), by the value as rendered:
+ * a user's traits go into every chat. At most REMEMBERED_LINES, then it starts again.
  */
-const saidByTrait = new WeakMap<ContextTrait, { value: string; said: string }>();
+const saidByValue = new Map<string, string>();
 
 function traitSaid(trait: ContextTrait): string {
-  const { value } = trait;
-  if (typeof value !== 'string') return sameText(renderTemplate('{{value}}', value));
-  const known = saidByTrait.get(trait);
-  if (known && known.value === value) return known.said;
-  const said = sameText(value);
-  saidByTrait.set(trait, { value, said });
+  const rendered = renderValue(trait.value);
+  let said = saidByValue.get(rendered);
+  if (said === undefined) {
+    said = sameText(rendered);
+    if (saidByValue.size >= REMEMBERED_LINES) saidByValue.clear();
+    saidByValue.set(rendered, said);
+  }
   return said;
 }
 
@@ -169,28 +187,30 @@ function sameText(text: string): string {
 
 /** `{{value}}` stands for the value: strings as they are, arrays joined with commas, others as JSON. */
 export function renderTemplate(template: string, value: unknown): string {
-  const rendered =
-    typeof value === 'string'
-      ? value
-      : Array.isArray(value)
-        ? value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join(', ')
-        : JSON.stringify(value);
-  return template.split('{{value}}').join(rendered);
+  return template.split('{{value}}').join(renderValue(value));
+}
+
+function renderValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) {
+    return value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join(', ');
+  }
+  return JSON.stringify(value);
 }
 
 /**
- * Trait lines written recently, by template and then string value: a user's traits go into every chat.
- * At most REMEMBERED_LINES lines in all (`traitLineCount`), then it starts again.
+ * Trait lines written recently, by template and then value as rendered: a user's traits go into every
+ * chat. At most REMEMBERED_LINES lines in all (`traitLineCount`), then it starts again.
  */
 const traitLines = new Map<string, Map<string, string>>();
 let traitLineCount = 0;
 
 /** A trait's line: its template filled in, as data. */
 function traitLine(trait: ContextTrait): string {
-  if (typeof trait.value !== 'string') return `- ${asData(renderTemplate(trait.template, trait.value))}`;
-  let line = traitLines.get(trait.template)?.get(trait.value);
+  const rendered = renderValue(trait.value);
+  let line = traitLines.get(trait.template)?.get(rendered);
   if (line === undefined) {
-    line = `- ${asData(renderTemplate(trait.template, trait.value))}`;
+    line = `- ${asData(trait.template.split('{{value}}').join(rendered))}`;
     if (traitLineCount >= REMEMBERED_LINES) {
       traitLines.clear();
       traitLineCount = 0;
@@ -200,7 +220,7 @@ function traitLine(trait: ContextTrait): string {
       byValue = new Map();
       traitLines.set(trait.template, byValue);
     }
-    byValue.set(trait.value, line);
+    byValue.set(rendered, line);
     traitLineCount++;
   }
   return line;
