@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { PinoLoggerService } from '../logging/app-logger';
-import { requestLogger } from './request-logger';
+import { REQUEST_LOG, requestLogger } from './request-logger';
 
 /** A pino logger writing into `lines`, one parsed JSON object each. */
 function capture(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
@@ -23,7 +23,7 @@ describe('lines as Nest logs them', () => {
 
   it("puts the request's id and the context on the lines about a request", async () => {
     const { logger, lines } = capture();
-    const req = { log: logger.child({ requestId: 'req-1' }) } as unknown as IncomingMessage;
+    const req = { [REQUEST_LOG]: { root: logger, requestId: 'req-1' } } as unknown as IncomingMessage;
     requestLogger(req, 'RateLimit').debug('rate limit exceeded');
     requestLogger(req, 'ExceptionFilter').error('Unexpected error e-1', stack);
     await flushed();

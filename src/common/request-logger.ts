@@ -34,16 +34,30 @@ export function writeLine(
 }
 
 /**
+ * Where the request-log middleware leaves, on each request, what the request's logger is made from: the
+ * root logger and the request's id, and the child logger once made. A data property of the same shape on
+ * every request (an accessor made per request would give each request object a shape of its own).
+ */
+export const REQUEST_LOG = Symbol('request log');
+
+export interface RequestLog {
+  root: Pino;
+  requestId: string;
+  child?: Pino;
+}
+
+/**
  * The lines that code handling `req` logs about it, under `context` (as `new Logger(context)` names
- * them), written through the request's logger (`req.log`, set by the request-log middleware): each
+ * them), written through the request's logger (made from REQUEST_LOG, set by the request-log middleware): each
  * carries the request's id. The request is passed, not found from the call stack: binding it to the
  * handling (AsyncLocalStorage) made every promise of the process pay a hook on Node 20, a sixth of a
  * proxied chat's CPU. Lines logged through `new Logger(...)` are the process's own (background work,
  * a dependency's trouble) and carry no request id.
  */
 export function requestLogger(req: IncomingMessage, context: string): LineWriter {
-  const pino = (req as IncomingMessage & { log?: Pino }).log;
-  if (!pino) return new Logger(context);
+  const log = (req as IncomingMessage & { [REQUEST_LOG]?: RequestLog })[REQUEST_LOG];
+  if (!log) return new Logger(context);
+  const pino = (log.child ??= log.root.child({ requestId: log.requestId }));
   return {
     log: (message: unknown) => writeLine(pino, 'info', message, context),
     warn: (message: unknown) => writeLine(pino, 'warn', message, context),

@@ -2,6 +2,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../config/app-config';
+import { requestLogger } from '../common/request-logger';
 import { createLoggers, requestLog } from './http-logger';
 import { REDACTED } from './log-redaction';
 
@@ -51,7 +52,7 @@ describe('request logging', () => {
     const middleware = requestLog(root, requestLines);
     const server: Server = createServer((req, res) => {
       middleware(req, res, () => {
-        (req as unknown as { log: typeof root }).log.info({ apiKey: 'hidden' }, 'handling');
+        requestLogger(req, 'Handler').log({ apiKey: 'hidden', step: 'handling' });
         res.statusCode = 201;
         res.end('ok');
       });
@@ -68,7 +69,12 @@ describe('request logging', () => {
       await new Promise((resolve) => server.close(resolve));
     }
     const [handling, line] = lines();
-    expect(handling).toMatchObject({ requestId: 'req-42', apiKey: REDACTED, msg: 'handling' });
+    expect(handling).toMatchObject({
+      requestId: 'req-42',
+      context: 'Handler',
+      apiKey: REDACTED,
+      step: 'handling',
+    });
     expect(line).toMatchObject({
       level: 'info',
       requestId: 'req-42',
@@ -88,9 +94,8 @@ describe('request logging', () => {
     const server: Server = createServer((req, res) => {
       middleware(req, res, () => {
         if (req.url === '/logs') {
-          const log = (req as unknown as { log: typeof root }).log;
-          expect((req as unknown as { log: typeof root }).log).toBe(log);
-          log.info('handling');
+          requestLogger(req, 'Handler').log('handling');
+          requestLogger(req, 'Handler').log('handled');
         }
         res.end('ok');
       });
@@ -109,6 +114,7 @@ describe('request logging', () => {
     expect(lines().map((line) => [line.requestId ?? null, line.msg])).toEqual([
       [expect.any(String), 'request completed'],
       ['req-7', 'handling'],
+      ['req-7', 'handled'],
       ['req-7', 'request completed'],
     ]);
   });

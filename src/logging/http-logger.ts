@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { DestinationStream, Logger, LoggerOptions } from 'pino';
 import { AppConfig } from '../config/app-config';
+import { REQUEST_LOG, RequestLog } from '../common/request-logger';
 import { routePattern } from '../common/route-pattern';
 import { APP_CONFIG } from '../config/config.module';
 import { REDACTED, REDACTED_PATHS } from './log-redaction';
@@ -31,22 +32,16 @@ export class HttpLogger {
 }
 
 /**
- * Gives the request its id and a child logger bound to it (`req.log`, which `requestLogger` writes
- * through), and writes the request's line when its response ends or its connection closes. The line's
- * fields are serialised only when it is written. The child logger is made the first time `req.log` is
- * read: most requests log nothing but their line, and a child of the censoring root costs a few µs.
+ * Gives the request its id and what its child logger is made from (`REQUEST_LOG`: `requestLogger` makes
+ * it when the handling first logs, since most requests log nothing but their line and a child of the
+ * censoring root costs a few µs), and writes the request's line when its response ends or its
+ * connection closes. The line's fields are serialised only when it is written.
  */
 export function requestLog(root: Logger, requestLines: Logger): RequestLogMiddleware {
   return (req, res, next) => {
     const started = Date.now();
     const requestId = assignRequestId(req, res);
-    let log: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      enumerable: false,
-      get: () => (log ??= root.child({ requestId })),
-    });
-    (req as IncomingMessage & { id?: string }).id = requestId;
+    Object.assign(req, { id: requestId, [REQUEST_LOG]: { root, requestId } satisfies RequestLog });
     const ended = () => {
       res.removeListener('finish', ended);
       res.removeListener('close', ended);
