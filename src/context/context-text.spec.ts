@@ -104,6 +104,26 @@ describe('trait lines', () => {
   });
 });
 
+describe('trait order', () => {
+  it('is priority, then key, and follows a list whose members or their priorities changed', () => {
+    const trait = (key: string, priority: number) => ({
+      key,
+      value: key,
+      template: `${key}: {{value}}`,
+      priority,
+    });
+    const traits = [trait('b_x', 0), trait('a_x', 0), trait('c_x', 5)];
+    const order = () => buildContextText({ summary: '', traits, memories: [] }, budget).traitKeys;
+    expect(order()).toEqual(['c_x', 'a_x', 'b_x']);
+    traits[1].priority = 9;
+    expect(order()).toEqual(['a_x', 'c_x', 'b_x']);
+    traits[0] = trait('z_x', 10);
+    expect(order()).toEqual(['z_x', 'a_x', 'c_x']);
+    traits.push(trait('d_x', 7));
+    expect(order()).toEqual(['z_x', 'a_x', 'd_x', 'c_x']);
+  });
+});
+
 describe('summaryBesides', () => {
   it('leaves out the summary sentences that repeat an injected trait or memory', () => {
     const traits = [{ key: 'location', value: 'Oslo', template: 'Lives in: {{value}}', priority: 55 }];
