@@ -216,7 +216,7 @@ export class ContextService {
 
   /** `rank` without copying each memory to add its score, for the chat path that needs only the order. */
   private scored(row: LoadedProfile, limit: number): Array<{ memory: RetrievedMemory; score: number }> {
-    return scoreAndRankMemories(row.memories, new Date(), this.config.ranking).slice(0, limit);
+    return scoreAndRankMemories(row.memories, new Date(), this.config.ranking, limit);
   }
 
   @OnEvent(PROFILE_ERASED)

@@ -3,6 +3,7 @@ import {
   RankCandidate,
   rankMemories,
   relevanceOf,
+  scoreAndRankMemories,
   scoreMemory,
 } from './memory-ranking';
 
@@ -154,5 +155,33 @@ describe('rankMemories', () => {
         ]),
       ).toEqual([0.5, 0]);
     });
+  });
+});
+
+describe('scoreAndRankMemories with a limit', () => {
+  it('gives the first memories of the whole ranking, ties included, for every limit', () => {
+    // a fixed pseudo-random sequence: many exact ties of score, of time and of both
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+    for (let trial = 0; trial < 200; trial++) {
+      const count = 1 + Math.floor(next() * 30);
+      const candidates: RankCandidate[] = [];
+      for (let i = 0; i < count; i++) {
+        const anchor = next() < 0.3 && i > 0 ? candidates[Math.floor(next() * i)].id : null;
+        candidates.push(
+          memory(`m-${Math.floor(next() * 1000)}-${i}`, {
+            textRank: next() < 0.5 ? 0 : Math.floor(next() * 3),
+            importance: Math.floor(next() * 3) / 2,
+            createdAt: daysAgo(Math.floor(next() * 3)),
+            anchorId: next() < 0.1 ? 'not-a-candidate' : anchor,
+          }),
+        );
+      }
+      const whole = scoreAndRankMemories(candidates, now).map(({ memory: m, score }) => [m.id, score]);
+      for (let limit = 0; limit <= count + 1; limit++) {
+        const first = scoreAndRankMemories(candidates, now, DEFAULT_RANKING_WEIGHTS, limit);
+        expect(first.map(({ memory: m, score }) => [m.id, score])).toEqual(whole.slice(0, limit));
+      }
+    }
   });
 });

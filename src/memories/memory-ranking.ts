@@ -59,11 +59,15 @@ export function rankMemories<T extends RankCandidate>(
   return scoreAndRankMemories(candidates, now, weights).map((entry) => entry.memory);
 }
 
-/** `rankMemories`, with the score each memory was ranked by. */
+/**
+ * `rankMemories`, with the score each memory was ranked by; the first `limit` of them when a limit is
+ * given (picked without sorting the rest: a chat ranks every candidate of the profile to keep ten).
+ */
 export function scoreAndRankMemories<T extends RankCandidate>(
   candidates: T[],
   now: Date,
   weights = DEFAULT_RANKING_WEIGHTS,
+  limit = Number.POSITIVE_INFINITY,
 ): Array<{ memory: T; score: number }> {
   const relevance = relevanceOf(candidates, weights.semanticShare);
   const nowMs = now.getTime();
@@ -78,16 +82,44 @@ export function scoreAndRankMemories<T extends RankCandidate>(
   });
   if (anchored) {
     // a memory found next to a match is evidence by association: it never outranks that match
-    const scoreOf = new Map(scored.map((entry) => [entry.memory.id, entry.score]));
+    const anchorScores = new Map<string, number | undefined>();
+    for (const { memory } of scored) if (memory.anchorId) anchorScores.set(memory.anchorId, undefined);
     for (const entry of scored) {
-      const anchorScore = entry.memory.anchorId ? scoreOf.get(entry.memory.anchorId) : undefined;
+      if (anchorScores.has(entry.memory.id)) anchorScores.set(entry.memory.id, entry.score);
+    }
+    for (const entry of scored) {
+      const anchorScore = entry.memory.anchorId ? anchorScores.get(entry.memory.anchorId) : undefined;
       if (anchorScore !== undefined && entry.score >= anchorScore) entry.score = anchorScore - 1e-9;
     }
   }
-  scored.sort(
-    (a, b) => b.score - a.score || b.createdMs - a.createdMs || a.memory.id.localeCompare(b.memory.id),
-  );
-  return scored;
+  return limit >= scored.length ? scored.sort(rankOrder) : firstInOrder(scored, limit, rankOrder);
+}
+
+interface ScoredEntry {
+  memory: RankCandidate;
+  score: number;
+  createdMs: number;
+}
+
+/** Higher score first; ties keep the newer memory first, then the id. */
+function rankOrder(a: ScoredEntry, b: ScoredEntry): number {
+  return b.score - a.score || b.createdMs - a.createdMs || a.memory.id.localeCompare(b.memory.id);
+}
+
+/** The first `count` of `entries` in `order` (a total order), as sorting them all would give them. */
+function firstInOrder<E>(entries: E[], count: number, order: (a: E, b: E) => number): E[] {
+  const first: E[] = [];
+  if (count <= 0) return first;
+  for (const entry of entries) {
+    if (first.length === count && order(entry, first[count - 1]) >= 0) continue;
+    let at = first.length === count ? count - 1 : first.length;
+    while (at > 0 && order(entry, first[at - 1]) < 0) {
+      first[at] = first[at - 1];
+      at--;
+    }
+    first[at] = entry;
+  }
+  return first;
 }
 
 /** Each candidate's relevance in [0, 1], in the order given. */
