@@ -383,6 +383,8 @@ async function analyzeServer(databaseUrl: string): Promise<void> {
   await client.connect();
   try {
     await client.query('VACUUM ANALYZE');
+    // the seeding's dirty pages written now, not by a checkpoint during the first row's rounds
+    await client.query('CHECKPOINT');
   } finally {
     await client.end();
   }
