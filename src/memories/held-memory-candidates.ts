@@ -39,6 +39,8 @@ export interface HeldMemoryRow {
 
 interface HeldMemory {
   memory: RetrievedMemory;
+  /** The `candidates` call that last brought it for a question (a number of candidatesCalls). */
+  broughtIn: number;
   /** `id=version`, as the held statement names the rows held. */
   idVersion: string;
   createdUs: number;
@@ -63,11 +65,31 @@ export class IncompleteHeldCopy extends Error {
   }
 }
 
+/** Calls of `candidates` so far, in every held profile: each marks what its question brought. */
+let candidatesCalls = 0;
+
+/** The memory as a question brought it: its rank for the question, and the match it was found next to. */
+function withRank(memory: RetrievedMemory, textRank: number, anchorId: string | null): RetrievedMemory {
+  return {
+    id: memory.id,
+    content: memory.content,
+    type: memory.type,
+    importance: memory.importance,
+    decayFactor: memory.decayFactor,
+    createdAt: memory.createdAt,
+    lastAccessedAt: memory.lastAccessedAt,
+    textRank,
+    vectorSimilarity: memory.vectorSimilarity,
+    anchorId,
+  };
+}
+
 /** A memory held from its row; null when its creation time cannot be held exactly. */
 function heldMemory(row: HeldMemoryRow): HeldMemory | null {
   const createdUs = Number(row.created_us);
   if (!Number.isSafeInteger(createdUs)) return null;
   return {
+    broughtIn: 0,
     memory: {
       id: row.id,
       content: row.content ?? '',
@@ -102,7 +124,7 @@ export class HeldMemoryCandidates {
   private readonly position = new Map<string, number>();
   /** Every memory (superseded too) holding each word: how rare the word is in the profile. */
   private readonly postings = new Map<string, HeldMemory[]>();
-  private readonly standingBySize = new Map<number, RetrievedMemory[]>();
+  private readonly standingBySize = new Map<number, HeldMemory[]>();
   private idVersions: readonly string[] | undefined;
 
   private constructor(all: HeldMemory[]) {
@@ -184,13 +206,15 @@ export class HeldMemoryCandidates {
    */
   candidates(units: QuestionUnit[], perSource: number): RetrievedMemory[] {
     if (perSource <= 0) return [];
-    const brought = this.questionCandidates(units, perSource);
-    const ids = new Set(brought.map((memory) => memory.id));
-    return [...brought, ...this.standing(perSource).filter((memory) => !ids.has(memory.id))];
+    // what the question brought is marked with this call: the standing ones are told from it without a set
+    const call = ++candidatesCalls;
+    const candidates = this.questionCandidates(units, perSource, call);
+    for (const held of this.standing(perSource)) if (held.broughtIn !== call) candidates.push(held.memory);
+    return candidates;
   }
 
   /** The most important (importance × decay, as PostgreSQL multiplies reals), then the most recent. */
-  private standing(perSource: number): RetrievedMemory[] {
+  private standing(perSource: number): HeldMemory[] {
     const known = this.standingBySize.get(perSource);
     if (known) return known;
     const weight = (held: HeldMemory) =>
@@ -203,12 +227,13 @@ export class HeldMemoryCandidates {
       .reverse()
       .slice(0, perSource)
       .filter((held) => !chosen.has(held));
-    const standing = [...important, ...recent].map((held) => held.memory);
+    const standing = [...important, ...recent];
     this.standingBySize.set(perSource, standing);
     return standing;
   }
 
-  private questionCandidates(units: QuestionUnit[], perSource: number): RetrievedMemory[] {
+  /** The memories the question brings, each marked as brought in `call`. */
+  private questionCandidates(units: QuestionUnit[], perSource: number, call: number): RetrievedMemory[] {
     // each word's rarity in the profile (a common word's count stops at the cap: half the memories)
     const idf = new Map<string, number>();
     const selective: string[] = [];
@@ -254,8 +279,8 @@ export class HeldMemoryCandidates {
     ranked.sort((a, b) => b.rank - a.rank || (a.held.memory.id < b.held.memory.id ? -1 : 1));
     const matching = ranked.slice(0, perSource);
 
-    const candidates = new Map<string, { held: HeldMemory; rank: number; anchorId: string | null }>();
-    for (const { held, rank } of matching) candidates.set(held.memory.id, { held, rank, anchorId: null });
+    const candidates = new Map<HeldMemory, { rank: number; anchorId: string | null }>();
+    for (const { held, rank } of matching) candidates.set(held, { rank, anchorId: null });
     // the neighbours in time of the strongest matches, with a share of the strongest anchor's rank
     const neighbours = new Map<HeldMemory, { rank: number; anchorId: string }>();
     for (const { held: anchor, rank } of matching.slice(0, PROXIMITY_ANCHORS)) {
@@ -272,14 +297,15 @@ export class HeldMemoryCandidates {
       }
     }
     for (const [held, neighbour] of neighbours) {
-      const own = candidates.get(held.memory.id);
+      const own = candidates.get(held);
       if (own && own.rank >= neighbour.rank) continue;
-      candidates.set(held.memory.id, { held, rank: neighbour.rank, anchorId: neighbour.anchorId });
+      candidates.set(held, neighbour);
     }
-    return [...candidates.values()].map(({ held, rank, anchorId }) => ({
-      ...held.memory,
-      textRank: rank,
-      anchorId,
-    }));
+    const brought: RetrievedMemory[] = [];
+    for (const [held, { rank, anchorId }] of candidates) {
+      held.broughtIn = call;
+      brought.push(withRank(held.memory, rank, anchorId));
+    }
+    return brought;
   }
 }
