@@ -69,55 +69,60 @@ export function scoreAndRankMemories<T extends RankCandidate>(
   weights = DEFAULT_RANKING_WEIGHTS,
   limit = Number.POSITIVE_INFINITY,
 ): Array<{ memory: T; score: number }> {
-  const relevance = relevanceOf(candidates, weights.semanticShare);
-  const nowMs = now.getTime();
+  const scores = scoresOf(candidates, now.getTime(), weights);
+  // higher score first; ties keep the newer memory first, then the id
+  const order = (a: number, b: number) =>
+    scores[b] - scores[a] ||
+    candidates[b].createdAt.getTime() - candidates[a].createdAt.getTime() ||
+    candidates[a].id.localeCompare(candidates[b].id);
+  const ranked =
+    limit >= candidates.length
+      ? Array.from(candidates, (_, index) => index).sort(order)
+      : firstInOrder(candidates.length, limit, order);
+  return ranked.map((index) => ({ memory: candidates[index], score: scores[index] }));
+}
+
+/** Each candidate's score, in the order given. */
+function scoresOf(candidates: readonly RankCandidate[], nowMs: number, weights: RankingWeights): number[] {
+  const semantic = candidates.some((candidate) => candidate.vectorSimilarity !== null);
+  const relevance = semantic ? relevanceOf(candidates, weights.semanticShare) : null;
+  let best = 0;
+  if (!semantic) for (const candidate of candidates) if (candidate.textRank > best) best = candidate.textRank;
+  const scores = new Array<number>(candidates.length);
   let anchored = false;
-  const scored = candidates.map((memory, index) => {
-    anchored ||= !!memory.anchorId;
-    return {
-      memory,
-      score: scoreMemory(memory, relevance[index], nowMs, weights),
-      createdMs: memory.createdAt.getTime(),
-    };
-  });
+  for (let index = 0; index < candidates.length; index++) {
+    const candidate = candidates[index];
+    const relevant = relevance ? relevance[index] : best > 0 ? candidate.textRank / best : 0;
+    scores[index] = scoreMemory(candidate, relevant, nowMs, weights);
+    if (candidate.anchorId) anchored = true;
+  }
   if (anchored) {
     // a memory found next to a match is evidence by association: it never outranks that match
     const anchorScores = new Map<string, number | undefined>();
-    for (const { memory } of scored) if (memory.anchorId) anchorScores.set(memory.anchorId, undefined);
-    for (const entry of scored) {
-      if (anchorScores.has(entry.memory.id)) anchorScores.set(entry.memory.id, entry.score);
-    }
-    for (const entry of scored) {
-      const anchorScore = entry.memory.anchorId ? anchorScores.get(entry.memory.anchorId) : undefined;
-      if (anchorScore !== undefined && entry.score >= anchorScore) entry.score = anchorScore - 1e-9;
-    }
+    for (const { anchorId } of candidates) if (anchorId) anchorScores.set(anchorId, undefined);
+    candidates.forEach(({ id }, index) => {
+      if (anchorScores.has(id)) anchorScores.set(id, scores[index]);
+    });
+    candidates.forEach(({ anchorId }, index) => {
+      const anchorScore = anchorId ? anchorScores.get(anchorId) : undefined;
+      if (anchorScore !== undefined && scores[index] >= anchorScore) scores[index] = anchorScore - 1e-9;
+    });
   }
-  return limit >= scored.length ? scored.sort(rankOrder) : firstInOrder(scored, limit, rankOrder);
+  return scores;
 }
 
-interface ScoredEntry {
-  memory: RankCandidate;
-  score: number;
-  createdMs: number;
-}
-
-/** Higher score first; ties keep the newer memory first, then the id. */
-function rankOrder(a: ScoredEntry, b: ScoredEntry): number {
-  return b.score - a.score || b.createdMs - a.createdMs || a.memory.id.localeCompare(b.memory.id);
-}
-
-/** The first `count` of `entries` in `order` (a total order), as sorting them all would give them. */
-function firstInOrder<E>(entries: E[], count: number, order: (a: E, b: E) => number): E[] {
-  const first: E[] = [];
+/** The first `count` of the indexes below `length` in `order` (a total order), as sorting them all would give. */
+function firstInOrder(length: number, count: number, order: (a: number, b: number) => number): number[] {
+  const first: number[] = [];
   if (count <= 0) return first;
-  for (const entry of entries) {
-    if (first.length === count && order(entry, first[count - 1]) >= 0) continue;
+  for (let index = 0; index < length; index++) {
+    if (first.length === count && order(index, first[count - 1]) >= 0) continue;
     let at = first.length === count ? count - 1 : first.length;
-    while (at > 0 && order(entry, first[at - 1]) < 0) {
+    while (at > 0 && order(index, first[at - 1]) < 0) {
       first[at] = first[at - 1];
       at--;
     }
-    first[at] = entry;
+    first[at] = index;
   }
   return first;
 }
