@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import { startBenchUpstream } from './fake-upstream';
 import { runLoad } from './load';
 import { postgresCpuMs, processCpuMs } from './process-cpu';
-import { ServiceProcess } from './service-process';
+import { ServiceProcess, THIS_BUILD_MAIN } from './service-process';
 import { chatRequests, seed, waitForQuiet } from './throughput.bench';
 
 type Side = 'a' | 'b';
@@ -184,17 +184,9 @@ async function startService(side: Side, settings: Settings, database: string): P
     INGEST_RATE_LIMIT_PER_MINUTE: '0',
     ...envList(side === 'b' ? process.env.AB_B_ENV : process.env.AB_A_ENV),
   };
-  const other = side === 'b' ? process.env.AB_B_MAIN : undefined;
-  const saved = process.env.BENCH_SERVICE_MAIN;
-  if (other) process.env.BENCH_SERVICE_MAIN = other;
-  else delete process.env.BENCH_SERVICE_MAIN;
-  try {
-    const nodeArgs = side === 'b' ? (process.env.AB_B_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
-    return await ServiceProcess.start(env, nodeArgs, { stdoutFile: join(settings.logDir, `${side}.log`) });
-  } finally {
-    if (saved === undefined) delete process.env.BENCH_SERVICE_MAIN;
-    else process.env.BENCH_SERVICE_MAIN = saved;
-  }
+  const main = (side === 'b' ? process.env.AB_B_MAIN : undefined) ?? THIS_BUILD_MAIN;
+  const nodeArgs = side === 'b' ? (process.env.AB_B_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
+  return ServiceProcess.start(env, nodeArgs, { stdoutFile: join(settings.logDir, `${side}.log`), main });
 }
 
 function summary(list: Round[]) {

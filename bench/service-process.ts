@@ -3,6 +3,9 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './free-port';
 
+/** This build's service. */
+export const THIS_BUILD_MAIN = join(__dirname, '..', 'src', 'main.js');
+
 /** The built service (dist/src/main.js) in its own process, so that load and service do not share a thread. */
 export class ServiceProcess {
   private constructor(
@@ -18,12 +21,17 @@ export class ServiceProcess {
   /**
    * `nodeArgs` e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] to profile the service. `stdoutFile` takes
    * its log lines (as a log collector would), so that a service logging every request does not load the
-   * benchmark's own process; without it they are kept in `output`.
+   * benchmark's own process; without it they are kept in `output`. `main` is the build to run: by
+   * default BENCH_SERVICE_MAIN (another build, e.g. of an earlier commit, for a before/after
+   * comparison), else this one.
    */
   static async start(
     env: Record<string, string | undefined>,
     nodeArgs: string[] = [],
-    { stdoutFile }: { stdoutFile?: string } = {},
+    {
+      stdoutFile,
+      main = process.env.BENCH_SERVICE_MAIN ?? THIS_BUILD_MAIN,
+    }: { stdoutFile?: string; main?: string } = {},
   ): Promise<ServiceProcess> {
     const port = await freePort();
     const output: string[] = [];
@@ -33,8 +41,6 @@ export class ServiceProcess {
     }
     childEnv.PORT = String(port);
     childEnv.HOST = '127.0.0.1';
-    // BENCH_SERVICE_MAIN runs another build (e.g. of an earlier commit) for a before/after comparison.
-    const main = process.env.BENCH_SERVICE_MAIN ?? join(__dirname, '..', 'src', 'main.js');
     const stdout = stdoutFile === undefined ? 'pipe' : openSync(stdoutFile, 'w');
     const child = spawn(process.execPath, [...productionNodeFlags(), ...nodeArgs, main], {
       env: childEnv,

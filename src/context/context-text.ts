@@ -123,14 +123,11 @@ export function summaryBesides(summary: string, traits: ContextTrait[], memories
   const split = splitSummary(summary);
   if (split.sentences.length === 0) return '';
   let repeated: Set<number> | undefined;
-  for (const trait of traits) {
-    const found = split.byText.get(traitSaid(trait));
-    if (found) for (const index of found) (repeated ??= new Set()).add(index);
-  }
-  for (const memory of memories) {
-    const found = split.byText.get(memorySaid(memory));
-    if (found) for (const index of found) (repeated ??= new Set()).add(index);
-  }
+  const leaveOut = (said: string) => {
+    for (const index of split.byText.get(said) ?? []) (repeated ??= new Set()).add(index);
+  };
+  for (const trait of traits) leaveOut(traitSaid(trait));
+  for (const memory of memories) leaveOut(memorySaid(memory));
   if (repeated === undefined) return split.whole;
   const kept = repeated;
   return split.sentences.filter((_, index) => !kept.has(index)).join(' ');
@@ -222,7 +219,11 @@ function sameText(text: string): string {
 
 /** `{{value}}` stands for the value: strings as they are, arrays joined with commas, others as JSON. */
 export function renderTemplate(template: string, value: unknown): string {
-  return template.split('{{value}}').join(renderValue(value));
+  return filledIn(template, renderValue(value));
+}
+
+function filledIn(template: string, rendered: string): string {
+  return template.split('{{value}}').join(rendered);
 }
 
 function renderValue(value: unknown): string {
@@ -245,7 +246,7 @@ function traitLine(trait: ContextTrait): string {
   const rendered = renderValue(trait.value);
   let line = traitLines.get(trait.template)?.get(rendered);
   if (line === undefined) {
-    line = `- ${asData(trait.template.split('{{value}}').join(rendered))}`;
+    line = `- ${asData(filledIn(trait.template, rendered))}`;
     if (traitLineCount >= REMEMBERED_LINES) {
       traitLines.clear();
       traitLineCount = 0;

@@ -84,16 +84,11 @@ export function scoreAndRankMemories<T extends RankCandidate>(
 
 /** Each candidate's score, in the order given. */
 function scoresOf(candidates: readonly RankCandidate[], nowMs: number, weights: RankingWeights): number[] {
-  const semantic = candidates.some((candidate) => candidate.vectorSimilarity !== null);
-  const relevance = semantic ? relevanceOf(candidates, weights.semanticShare) : null;
-  let best = 0;
-  if (!semantic) for (const candidate of candidates) if (candidate.textRank > best) best = candidate.textRank;
-  const scores = new Array<number>(candidates.length);
+  const scores = relevanceOf(candidates, weights.semanticShare);
   let anchored = false;
   for (let index = 0; index < candidates.length; index++) {
     const candidate = candidates[index];
-    const relevant = relevance ? relevance[index] : best > 0 ? candidate.textRank / best : 0;
-    scores[index] = scoreMemory(candidate, relevant, nowMs, weights);
+    scores[index] = scoreMemory(candidate, scores[index], nowMs, weights);
     if (candidate.anchorId) anchored = true;
   }
   if (anchored) {
@@ -129,24 +124,25 @@ function firstInOrder(length: number, count: number, order: (a: number, b: numbe
 
 /** Each candidate's relevance in [0, 1], in the order given. */
 export function relevanceOf(candidates: readonly RankCandidate[], semanticShare = 0.5): number[] {
-  const text = scaledToBest(candidates.map((candidate) => candidate.textRank));
-  if (candidates.every((candidate) => candidate.vectorSimilarity === null)) return text;
+  // the full-text rank scaled to the best match's
+  let best = 0;
+  for (const { textRank } of candidates) if (textRank > best) best = textRank;
+  const text = (candidate: RankCandidate) => (best > 0 ? candidate.textRank / best : 0);
+  if (candidates.every((candidate) => candidate.vectorSimilarity === null)) {
+    const relevance = new Array<number>(candidates.length);
+    for (let index = 0; index < candidates.length; index++) relevance[index] = text(candidates[index]);
+    return relevance;
+  }
   const similarities = candidates
     .map((candidate) => candidate.vectorSimilarity)
     .filter((similarity): similarity is number => similarity !== null);
   const least = Math.min(...similarities);
   const spread = Math.max(...similarities) - least;
-  return candidates.map((candidate, index) => {
+  return candidates.map((candidate) => {
     const similarity = candidate.vectorSimilarity;
     const vector = similarity === null || spread <= 0 ? 0 : (similarity - least) / spread;
-    return (1 - semanticShare) * text[index] + semanticShare * vector;
+    return (1 - semanticShare) * text(candidate) + semanticShare * vector;
   });
-}
-
-function scaledToBest(values: number[]): number[] {
-  let best = 0;
-  for (const value of values) if (value > best) best = value;
-  return best > 0 ? values.map((value) => value / best) : values.fill(0);
 }
 
 /** `nowMs`: now, in milliseconds since the epoch. */
