@@ -45,7 +45,22 @@ interface HeldMemory {
   idVersion: string;
   createdUs: number;
   superseded: boolean;
-  words: Set<string>;
+  /** The words of its search vector, each once. */
+  words: readonly string[];
+  /**
+   * What the `candidates` call numbered `matchedIn` worked out for it: its BM25 length saturation and
+   * rank, the last question unit that counted for it, and the rank and anchor it is brought with.
+   * Kept on the memory, where maps and sets made for each call cost most of the ranking.
+   */
+  matchedIn: number;
+  saturation: number;
+  rank: number;
+  countedUnit: number;
+  nearIn: number;
+  nearRank: number;
+  nearAnchor: HeldMemory | null;
+  broughtRank: number;
+  broughtAnchor: HeldMemory | null;
 }
 
 const WINDOW_US = PROXIMITY_WINDOW_MINUTES * 60 * 1_000_000;
@@ -67,6 +82,8 @@ export class IncompleteHeldCopy extends Error {
 
 /** Calls of `candidates` so far, in every held profile: each marks what its question brought. */
 let candidatesCalls = 0;
+/** Question units counted so far, in every call: each unit's number marks the memories it counted for. */
+let unitsCounted = 0;
 
 /** The memory as a question brought it: its rank for the question, and the match it was found next to. */
 function withRank(memory: RetrievedMemory, textRank: number, anchorId: string | null): RetrievedMemory {
@@ -105,7 +122,16 @@ function heldMemory(row: HeldMemoryRow): HeldMemory | null {
     idVersion: `${row.id}=${row.version}`,
     createdUs,
     superseded: row.superseded,
-    words: new Set(row.lexemes),
+    words: [...new Set(row.lexemes)],
+    matchedIn: 0,
+    saturation: 0,
+    rank: 0,
+    countedUnit: 0,
+    nearIn: 0,
+    nearRank: 0,
+    nearAnchor: null,
+    broughtRank: 0,
+    broughtAnchor: null,
   };
 }
 
@@ -186,7 +212,7 @@ export class HeldMemoryCandidates {
   /** Words held, each memory's counted apart. */
   get wordCount(): number {
     let words = 0;
-    for (const held of this.all) words += held.words.size;
+    for (const held of this.all) words += held.words.length;
     return words;
   }
 
@@ -234,78 +260,117 @@ export class HeldMemoryCandidates {
 
   /** The memories the question brings, each marked as brought in `call`. */
   private questionCandidates(units: QuestionUnit[], perSource: number, call: number): RetrievedMemory[] {
-    // each word's rarity in the profile (a common word's count stops at the cap: half the memories)
-    const idf = new Map<string, number>();
-    const selective: string[] = [];
-    for (const unit of units) {
-      for (const lexeme of [unit.exact, unit.stem]) {
-        if (lexeme === null || idf.has(lexeme)) continue;
-        const found = this.postings.get(lexeme)?.length ?? 0;
-        if (found === 0) continue;
-        const df = found >= COMMON_WORD_MEMORIES ? CORPUS_SIZE / 2 : found;
-        idf.set(lexeme, Math.log(1 + (CORPUS_SIZE - df + 0.5) / (df + 0.5)));
-        if (found < COMMON_WORD_MEMORIES) selective.push(lexeme);
-      }
-    }
+    const words = this.questionWords(units);
     // selected by the uncommon words (by all of them when every word is common), scored by all
-    const matched = new Set<HeldMemory>();
-    for (const lexeme of selective.length > 0 ? selective : idf.keys()) {
-      for (const held of this.postings.get(lexeme)!) if (!held.superseded) matched.add(held);
-    }
-    if (matched.size === 0) return [];
+    const selective = words.some((word) => word.selective);
+    const matched: HeldMemory[] = [];
     let lengths = 0;
-    for (const held of matched) lengths += held.words.size;
-    const averageLength = Math.max(lengths / matched.size, 1);
-    const wordsOfUnit = new Map<string, string[]>();
-    for (const unit of units) {
-      const words = wordsOfUnit.get(unit.unit) ?? [];
-      for (const lexeme of [unit.exact, unit.stem]) {
-        if (lexeme !== null && idf.has(lexeme) && !words.includes(lexeme)) words.push(lexeme);
+    for (const word of words) {
+      if (selective && !word.selective) continue;
+      for (const held of word.postings) {
+        if (held.superseded || held.matchedIn === call) continue;
+        held.matchedIn = call;
+        held.saturation = 0;
+        held.rank = 0;
+        matched.push(held);
+        lengths += held.words.length;
       }
-      wordsOfUnit.set(unit.unit, words);
     }
-    const ranked: Array<{ held: HeldMemory; rank: number }> = [];
-    for (const held of matched) {
-      const saturation = 1 + BM25_K1 * (1 - BM25_B + (BM25_B * held.words.size) / averageLength);
-      let rank = 0;
-      // a word counts once per memory: with the rarer of its forms the memory has
-      for (const words of wordsOfUnit.values()) {
-        let best = 0;
-        for (const word of words) if (held.words.has(word)) best = Math.max(best, idf.get(word)!);
-        if (best > 0) rank += (best * (BM25_K1 + 1)) / saturation;
+    if (matched.length === 0) return [];
+    const averageLength = Math.max(lengths / matched.length, 1);
+    // a unit counts once per memory, with the rarest of its forms the memory has (its words come rarest
+    // first), and the units are added up in their order
+    let unit = 0;
+    for (let i = 0; i < words.length; i++) {
+      if (i === 0 || words[i].unit !== words[i - 1].unit) unit = ++unitsCounted;
+      const { idf, postings } = words[i];
+      for (const held of postings) {
+        if (held.matchedIn !== call || held.countedUnit === unit) continue;
+        held.countedUnit = unit;
+        held.saturation ||= 1 + BM25_K1 * (1 - BM25_B + (BM25_B * held.words.length) / averageLength);
+        held.rank += (idf * (BM25_K1 + 1)) / held.saturation;
       }
-      ranked.push({ held, rank });
     }
-    ranked.sort((a, b) => b.rank - a.rank || (a.held.memory.id < b.held.memory.id ? -1 : 1));
-    const matching = ranked.slice(0, perSource);
+    matched.sort((a, b) => b.rank - a.rank || (a.memory.id < b.memory.id ? -1 : 1));
+    if (matched.length > perSource) matched.length = perSource;
 
-    const candidates = new Map<HeldMemory, { rank: number; anchorId: string | null }>();
-    for (const { held, rank } of matching) candidates.set(held, { rank, anchorId: null });
+    const brought: HeldMemory[] = [];
+    for (const held of matched) {
+      held.broughtIn = call;
+      held.broughtRank = held.rank;
+      held.broughtAnchor = null;
+      brought.push(held);
+    }
     // the neighbours in time of the strongest matches, with a share of the strongest anchor's rank
-    const neighbours = new Map<HeldMemory, { rank: number; anchorId: string }>();
-    for (const { held: anchor, rank } of matching.slice(0, PROXIMITY_ANCHORS)) {
+    const neighbours: HeldMemory[] = [];
+    for (let a = 0; a < Math.min(PROXIMITY_ANCHORS, matched.length); a++) {
+      const anchor = matched[a];
+      const rank = anchor.rank * PROXIMITY_SHARE;
       const at = this.position.get(anchor.memory.id)!;
       for (const step of [-1, 1]) {
         for (let i = at + step, taken = 0; taken < PROXIMITY_NEIGHBOURS; i += step, taken++) {
           const near = this.byTime[i];
           if (!near || Math.abs(near.createdUs - anchor.createdUs) > WINDOW_US) break;
-          const known = neighbours.get(near);
-          if (!known || known.rank < rank * PROXIMITY_SHARE) {
-            neighbours.set(near, { rank: rank * PROXIMITY_SHARE, anchorId: anchor.memory.id });
-          }
+          if (near.nearIn !== call) {
+            near.nearIn = call;
+            neighbours.push(near);
+          } else if (near.nearRank >= rank) continue;
+          near.nearRank = rank;
+          near.nearAnchor = anchor;
         }
       }
     }
-    for (const [held, neighbour] of neighbours) {
-      const own = candidates.get(held);
-      if (own && own.rank >= neighbour.rank) continue;
-      candidates.set(held, neighbour);
+    for (const near of neighbours) {
+      if (near.broughtIn === call) {
+        if (near.broughtRank >= near.nearRank) continue;
+      } else {
+        near.broughtIn = call;
+        brought.push(near);
+      }
+      near.broughtRank = near.nearRank;
+      near.broughtAnchor = near.nearAnchor;
     }
-    const brought: RetrievedMemory[] = [];
-    for (const [held, { rank, anchorId }] of candidates) {
-      held.broughtIn = call;
-      brought.push(withRank(held.memory, rank, anchorId));
-    }
-    return brought;
+    return brought.map((held) =>
+      withRank(held.memory, held.broughtRank, held.broughtAnchor?.memory.id ?? null),
+    );
   }
+
+  /**
+   * The question's words the profile has, with their rarity in it (a common word's count stops at the
+   * cap: half the memories): each unit's forms together, in the units' order, rarest first.
+   */
+  private questionWords(units: QuestionUnit[]): QuestionWord[] {
+    const words: QuestionWord[] = [];
+    // units that share their text are one unit, where the first of them is
+    const order: string[] = [];
+    for (const unit of units) if (!order.includes(unit.unit)) order.push(unit.unit);
+    for (const text of order) {
+      const first = words.length;
+      for (const unit of units) {
+        if (unit.unit !== text) continue;
+        for (const lexeme of [unit.exact, unit.stem]) {
+          if (lexeme === null || words.some((word, i) => i >= first && word.lexeme === lexeme)) continue;
+          const postings = this.postings.get(lexeme);
+          if (postings === undefined) continue;
+          const found = postings.length;
+          const df = found >= COMMON_WORD_MEMORIES ? CORPUS_SIZE / 2 : found;
+          const idf = Math.log(1 + (CORPUS_SIZE - df + 0.5) / (df + 0.5));
+          words.push({ unit: text, lexeme, idf, postings, selective: found < COMMON_WORD_MEMORIES });
+        }
+      }
+      const ofUnit = words.splice(first).sort((a, b) => b.idf - a.idf);
+      words.push(...ofUnit);
+    }
+    return words;
+  }
+}
+
+/** A word of the question that the profile's memories have. */
+interface QuestionWord {
+  unit: string;
+  lexeme: string;
+  idf: number;
+  postings: HeldMemory[];
+  /** Found in fewer than COMMON_WORD_MEMORIES memories: it selects the matches. */
+  selective: boolean;
 }
