@@ -275,7 +275,7 @@ export class ContextService {
     }
     if (!this.changes.unchangedSince(held.profileId, held.confirmed)) return null;
     const text = questionText(question);
-    const units = this.words.unitsOf(text, namesIn(text));
+    const units = this.words.unitsOf(text);
     return units && held.memories.candidates(units, perSource);
   }
 

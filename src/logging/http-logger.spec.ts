@@ -118,4 +118,37 @@ describe('request logging', () => {
       ['req-7', 'request completed'],
     ]);
   });
+
+  it('writes one line, not completed, for a response whose client hung up before it was sent', async () => {
+    const { stream, lines } = capture();
+    const { root, requestLines } = createLoggers(config, { stream });
+    const middleware = requestLog(root, requestLines);
+    let handled!: () => void;
+    const handling = new Promise<void>((resolve) => (handled = resolve));
+    const server: Server = createServer((req, res) => {
+      middleware(req, res, () => {
+        res.write('part of it');
+        handled();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const hangUp = new AbortController();
+      const answer = fetch(`http://127.0.0.1:${port}/slow`, { signal: hangUp.signal });
+      await handling;
+      hangUp.abort();
+      await answer.then((res) => res.text()).catch(() => undefined);
+      for (let waited = 0; lines().length === 0 && waited < 2000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(lines()).toEqual([
+      expect.objectContaining({ req: expect.objectContaining({ url: '/slow' }), completed: false }),
+    ]);
+  });
 });

@@ -34,21 +34,15 @@ export class HttpLogger {
 /**
  * Gives the request its id and what its child logger is made from (`REQUEST_LOG`: `requestLogger` makes
  * it when the handling first logs, since most requests log nothing but their line and a child of the
- * censoring root costs a few µs), and writes the request's line when its response ends or its
- * connection closes. The line's fields are serialised only when it is written.
+ * censoring root costs a few µs), and writes the request's line when its response closes. The line's fields are serialised only when it is written.
  */
 export function requestLog(root: Logger, requestLines: Logger): RequestLogMiddleware {
   return (req, res, next) => {
     const started = Date.now();
     const requestId = assignRequestId(req, res);
     Object.assign(req, { id: requestId, [REQUEST_LOG]: { root, requestId } satisfies RequestLog });
-    const ended = () => {
-      res.removeListener('finish', ended);
-      res.removeListener('close', ended);
-      writeRequestLine(requestLines, requestId, req, res, Date.now() - started);
-    };
-    res.on('finish', ended);
-    res.on('close', ended);
+    // a response closes once, whether it was sent whole or not
+    res.on('close', () => writeRequestLine(requestLines, requestId, req, res, Date.now() - started));
     next();
   };
 }

@@ -307,7 +307,7 @@ export class HeldMemoryCandidates {
       const anchor = matched[a];
       const rank = anchor.rank * PROXIMITY_SHARE;
       const at = this.position.get(anchor.memory.id)!;
-      for (const step of [-1, 1]) {
+      for (let step = -1; step <= 1; step += 2) {
         for (let i = at + step, taken = 0; taken < PROXIMITY_NEIGHBOURS; i += step, taken++) {
           const near = this.byTime[i];
           if (!near || Math.abs(near.createdUs - anchor.createdUs) > WINDOW_US) break;
@@ -341,28 +341,40 @@ export class HeldMemoryCandidates {
    */
   private questionWords(units: QuestionUnit[]): QuestionWord[] {
     const words: QuestionWord[] = [];
-    // units that share their text are one unit, where the first of them is
-    const order: string[] = [];
-    for (const unit of units) if (!order.includes(unit.unit)) order.push(unit.unit);
-    for (const text of order) {
+    for (let u = 0; u < units.length; u++) {
+      const unit = units[u].unit;
+      // units that share their text are one unit, where the first of them is
+      if (firstWithText(units, unit) < u) continue;
       const first = words.length;
-      for (const unit of units) {
-        if (unit.unit !== text) continue;
-        for (const lexeme of [unit.exact, unit.stem]) {
-          if (lexeme === null || words.some((word, i) => i >= first && word.lexeme === lexeme)) continue;
-          const postings = this.postings.get(lexeme);
-          if (postings === undefined) continue;
-          const found = postings.length;
-          const df = found >= COMMON_WORD_MEMORIES ? CORPUS_SIZE / 2 : found;
-          const idf = Math.log(1 + (CORPUS_SIZE - df + 0.5) / (df + 0.5));
-          words.push({ unit: text, lexeme, idf, postings, selective: found < COMMON_WORD_MEMORIES });
-        }
+      for (let v = u; v < units.length; v++) {
+        if (units[v].unit !== unit) continue;
+        this.addWord(words, first, unit, units[v].exact);
+        const stem = units[v].stem;
+        if (stem !== null) this.addWord(words, first, unit, stem);
       }
-      const ofUnit = words.splice(first).sort((a, b) => b.idf - a.idf);
-      words.push(...ofUnit);
     }
     return words;
   }
+
+  /** `lexeme` as a word of `unit` (whose words start at `first`), rarest first, unless it is one already. */
+  private addWord(words: QuestionWord[], first: number, unit: string, lexeme: string): void {
+    for (let i = first; i < words.length; i++) if (words[i].lexeme === lexeme) return;
+    const postings = this.postings.get(lexeme);
+    if (postings === undefined) return;
+    const found = postings.length;
+    const df = found >= COMMON_WORD_MEMORIES ? CORPUS_SIZE / 2 : found;
+    const idf = Math.log(1 + (CORPUS_SIZE - df + 0.5) / (df + 0.5));
+    let at = words.length;
+    words.push({ unit, lexeme, idf, postings, selective: found < COMMON_WORD_MEMORIES });
+    for (; at > first && words[at - 1].idf < idf; at--)
+      [words[at - 1], words[at]] = [words[at], words[at - 1]];
+  }
+}
+
+function firstWithText(units: QuestionUnit[], unit: string): number {
+  let i = 0;
+  while (units[i].unit !== unit) i++;
+  return i;
 }
 
 /** A word of the question that the profile's memories have. */

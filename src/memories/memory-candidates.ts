@@ -303,7 +303,7 @@ function nearestSql(profileId: string, perSource: string, semantic: SemanticPara
 }
 
 /** Most name-like words of a question looked up as written. */
-const MAX_NAMES = 32;
+export const MAX_NAMES = 32;
 
 /**
  * Words of the question written as names or acronyms, lowercased: capitalised but not opening a

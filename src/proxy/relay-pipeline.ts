@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { MemoryTouches } from '../memories/memory-touches';
 import { storedMessageText, TurnRecorder } from '../messages/turn-recorder';
 import { ExtractionService } from '../extraction/extraction.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { applyRequestSchemas } from '../traits/request-trait-schemas';
 import type { TraitSchema } from '../traits/trait-schema';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
@@ -37,6 +38,7 @@ export class RelayPipeline {
     private readonly extraction: ExtractionService,
     private readonly touches: MemoryTouches,
     private readonly load: ServingLoad,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -71,6 +73,7 @@ export class RelayPipeline {
     const clientBody = protocol.inject(turn.body, context.text);
     const upstreamBody = exchange.requestBody(clientBody);
     announceContext(res, context, turn.options.debug);
+    this.metrics.observeInjectedContext(context.traitKeys.length, context.memoryIds.length);
     const upstream = await this.upstream.send(
       { method: 'POST', path: exchange.path, body: upstreamBody, headers: forwardedHeaders(req, exchange) },
       req,
@@ -153,7 +156,7 @@ export class RelayPipeline {
   }
 }
 
-/** The context's size for metrics and clients (`x-service-context`), and its ids when debugging. */
+/** The context's size for clients (`x-service-context`), and its ids when debugging. */
 function announceContext(res: Response, context: BuiltContext, debug: boolean): void {
   res.setHeader(
     'x-service-context',
