@@ -19,7 +19,7 @@ describe('jsonDepthExceeds', () => {
     expect(jsonDepthExceeds(nested(65), 64)).toBe(true);
   });
 
-  it('walks hostile nesting without recursion', () => {
+  it('stops at the limit on hostile nesting', () => {
     expect(jsonDepthExceeds(nested(200_000), 64)).toBe(true);
   });
 

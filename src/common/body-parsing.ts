@@ -184,16 +184,19 @@ function toParseError(error: unknown, limitBytes: number): ApiError {
   }
 }
 
-/** Iterative, so that hostile nesting cannot exhaust the stack. */
+/**
+ * Whether objects and arrays nest deeper than `maxDepth`. It recurses no deeper than `maxDepth`, so
+ * hostile nesting cannot exhaust the stack, and allocates nothing on the way.
+ */
 export function jsonDepthExceeds(value: unknown, maxDepth: number): boolean {
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
-  while (stack.length > 0) {
-    const { value: current, depth } = stack.pop()!;
-    if (typeof current !== 'object' || current === null) continue;
-    if (depth > maxDepth) return true;
-    for (const child of Object.values(current)) {
-      if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: depth + 1 });
-    }
+  if (typeof value !== 'object' || value === null) return false;
+  if (maxDepth < 1) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (jsonDepthExceeds(value[i], maxDepth - 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (jsonDepthExceeds((value as Record<string, unknown>)[key], maxDepth - 1)) return true;
   }
   return false;
 }
