@@ -1,3 +1,4 @@
+import { sortShort } from '../common/sort-short';
 import type { QuestionUnit } from '../memories/held-memory-candidates';
 import { MAX_NAMES, MAX_QUESTION_WORDS } from '../memories/memory-candidates';
 
@@ -142,7 +143,7 @@ function withoutRepeats(units: QuestionUnit[]): QuestionUnit[] {
  * ranking adds up per unit, so the same units in another order could differ in a last bit.
  */
 export function inCanonicalOrder(units: QuestionUnit[]): QuestionUnit[] {
-  return units.sort((a, b) => compare(a.unit, b.unit) || compare(a.exact, b.exact));
+  return sortShort(units, (a, b) => compare(a.unit, b.unit) || compare(a.exact, b.exact));
 }
 
 function compare(a: string, b: string): number {

@@ -1,3 +1,4 @@
+import { sortShort } from '../common/sort-short';
 import {
   BM25_B,
   BM25_K1,
@@ -291,7 +292,7 @@ export class HeldMemoryCandidates {
         held.rank += (idf * (BM25_K1 + 1)) / held.saturation;
       }
     }
-    matched.sort((a, b) => b.rank - a.rank || (a.memory.id < b.memory.id ? -1 : 1));
+    sortShort(matched, (a, b) => b.rank - a.rank || (a.memory.id < b.memory.id ? -1 : 1));
     if (matched.length > perSource) matched.length = perSource;
 
     const brought: HeldMemory[] = [];

@@ -79,6 +79,7 @@ export interface UpstreamResponse {
 
 const DEFAULT_MAX_CONNECTIONS = 1024;
 const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 4_000;
+const RESOLVED_PATHS_HELD = 256;
 
 const CALLER_HEADERS_IGNORED = new Set([
   'host',
@@ -105,6 +106,8 @@ export class UpstreamClient {
   private readonly basePath: string;
   private readonly defaultApiKey: string | undefined;
   private readonly observer: UpstreamObserver | undefined;
+  /** Paths found safe, with the base path before them. */
+  private readonly resolvedPaths = new Map<string, string>();
 
   constructor(options: UpstreamClientOptions) {
     const base = parseBaseUrl(options.baseUrl);
@@ -167,8 +170,15 @@ export class UpstreamClient {
   }
 
   private resolvePath(path: string): string {
-    if (!isSafeRelativePath(path)) throw new UpstreamPathError(path);
-    return this.basePath + path;
+    let resolved = this.resolvedPaths.get(path);
+    if (resolved === undefined) {
+      if (!isSafeRelativePath(path)) throw new UpstreamPathError(path);
+      resolved = this.basePath + path;
+      // the proxy calls a handful of paths; a client-chosen path cannot grow this past its bound
+      if (this.resolvedPaths.size >= RESOLVED_PATHS_HELD) this.resolvedPaths.clear();
+      this.resolvedPaths.set(path, resolved);
+    }
+    return resolved;
   }
 
   private buildHeaders(request: UpstreamRequest): Record<string, string> {
@@ -222,10 +232,14 @@ function hasControlOrSpace(text: string): boolean {
   return false;
 }
 
+/** The headers without undefined values: undici's own object when it has none (it never has, so far). */
 function definedHeaders(headers: Record<string, string | string[] | undefined>): HeaderMap {
-  const result: HeaderMap = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) result[name] = value;
+  for (const name in headers) {
+    if (headers[name] === undefined) {
+      const result: HeaderMap = {};
+      for (const [key, value] of Object.entries(headers)) if (value !== undefined) result[key] = value;
+      return result;
+    }
   }
-  return result;
+  return headers as HeaderMap;
 }
