@@ -228,7 +228,7 @@ describe('The bound of the queue of turns to store', () => {
       await other.query('SELECT pg_stat_clear_snapshot()');
       const rows = await other.query(
         `SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity
-         WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'INSERT INTO messages%'`,
+         WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%INSERT INTO messages%'`,
       );
       return rows.rows.length > 0;
     });

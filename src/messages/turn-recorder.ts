@@ -183,19 +183,20 @@ export class TurnRecorder implements BeforeApplicationShutdown {
     }
   }
 
-  private async insert(
-    rows: MessageRow[],
-  ): Promise<Array<{ id: string; profile_id: string; extracted: boolean }>> {
+  /** Inserts the rows; returns those still to be extracted (the rest need nothing more). */
+  private async insert(rows: MessageRow[]): Promise<Array<{ id: string; profile_id: string }>> {
     return queryNamedOnEmbedded(
       this.dataSource,
-      'record-turns-v1',
-      `INSERT INTO messages (profile_id, role, content, request_id, model, extracted_at, trait_overrides)
-       SELECT r.profile_id, r.role, r.content, r.request_id, r.model,
-              CASE WHEN r.extracted THEN now() END, r.trait_overrides::jsonb
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[])
-            WITH ORDINALITY AS r(profile_id, role, content, request_id, model, extracted, trait_overrides, position)
-       ORDER BY r.position
-       RETURNING id, profile_id, (extracted_at IS NOT NULL) AS extracted`,
+      'record-turns-v2',
+      `WITH inserted AS (
+         INSERT INTO messages (profile_id, role, content, request_id, model, extracted_at, trait_overrides)
+         SELECT r.profile_id, r.role, r.content, r.request_id, r.model,
+                CASE WHEN r.extracted THEN now() END, r.trait_overrides::jsonb
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[])
+              WITH ORDINALITY AS r(profile_id, role, content, request_id, model, extracted, trait_overrides, position)
+         ORDER BY r.position
+         RETURNING id, profile_id, extracted_at)
+       SELECT id, profile_id FROM inserted WHERE extracted_at IS NULL`,
       [
         rows.map((row) => row.profileId),
         rows.map((row) => row.role),
@@ -209,10 +210,9 @@ export class TurnRecorder implements BeforeApplicationShutdown {
   }
 
   /** Extraction starts for each profile whose new messages are still to be extracted. */
-  private announce(inserted: Array<{ id: string; profile_id: string; extracted: boolean }>): void {
+  private announce(toExtract: Array<{ id: string; profile_id: string }>): void {
     const byProfile = new Map<string, string[]>();
-    for (const row of inserted) {
-      if (row.extracted) continue;
+    for (const row of toExtract) {
       const ids = byProfile.get(row.profile_id) ?? [];
       ids.push(row.id);
       byProfile.set(row.profile_id, ids);
