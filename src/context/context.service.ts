@@ -174,18 +174,40 @@ export class ContextService {
     return row ? this.rank(row, limit) : [];
   }
 
-  private async build(
+  /**
+   * The context for the question, with what it was built from. A small profile held and trusted (see
+   * withoutAsking) is built at once, without the turns of the event loop that asking costs.
+   */
+  private build(
     profile: ProfileKey,
     schemas: TraitSchema[],
     question: string,
     maxMemories: number,
     signal?: () => AbortSignal,
-  ): Promise<BuiltForQuestion | null> {
+  ): BuiltForQuestion | null | Promise<BuiltForQuestion | null> {
     const perSource = maxMemories > 0 ? Math.max(CANDIDATES_PER_SOURCE, maxMemories) : 0;
-    const vector =
-      perSource > 0 && this.semantic.enabled ? await this.semantic.embedQuestion(question, signal?.()) : null;
-    const row = await this.loadProfile(profile, question, perSource, vector);
-    if (!row) return null;
+    const semantic = perSource > 0 && this.semantic.enabled;
+    const trusted = semantic ? null : this.trustedHeld(heldKey(profile), question, perSource);
+    if (trusted) return this.assembled(trusted, schemas, maxMemories);
+    return this.buildAsking(profile, schemas, question, maxMemories, perSource, semantic, signal);
+  }
+
+  private async buildAsking(
+    profile: ProfileKey,
+    schemas: TraitSchema[],
+    question: string,
+    maxMemories: number,
+    perSource: number,
+    semantic: boolean,
+    signal?: () => AbortSignal,
+  ): Promise<BuiltForQuestion | null> {
+    const vector = semantic ? await this.semantic.embedQuestion(question, signal?.()) : null;
+    // without a vector (semantic ranking off, or the question not embedded) `build` already tried the held copy
+    const row = await this.loadProfile(profile, question, perSource, vector, semantic);
+    return row && this.assembled(row, schemas, maxMemories);
+  }
+
+  private assembled(row: LoadedProfile, schemas: TraitSchema[], maxMemories: number): BuiltForQuestion {
     const ranked = this.scored(row, maxMemories);
     const context = buildContextText(
       {
@@ -238,12 +260,12 @@ export class ContextService {
     vector: QuestionVector | null,
     trustHeld = true,
   ): Promise<LoadedProfile | null> {
-    const key = 'id' in profile ? `id:${profile.id}` : `user:${profile.externalId}`;
+    const key = heldKey(profile);
+    const trusted = vector === null && trustHeld ? this.trustedHeld(key, question, perSource) : null;
+    if (trusted) return trusted;
     const entry = this.held.get(key);
     if (vector === null && entry?.kind !== 'large') {
       const heldWhole = entry?.kind === 'whole' ? entry : undefined;
-      const known = trustHeld && heldWhole && this.withoutAsking(heldWhole, question, perSource);
-      if (heldWhole && known) return this.served(key, heldWhole, heldWhole, known, true);
       const whole = await this.loadWhole(key, heldWhole, profile, question, perSource);
       if (whole !== 'large') return whole;
     }
@@ -262,6 +284,14 @@ export class ContextService {
     if (row.memory_count < WORD_SCAN_LIMIT && entry?.kind === 'large') this.held.delete(key);
     const standing = row.standing === null && held ? held : standingOf(row);
     return this.served(standingKey, standing, held, merged(row, standing));
+  }
+
+  /** The profile held whole under `key`, with its candidates for the question, when withoutAsking may use it. */
+  private trustedHeld(key: string, question: string, perSource: number): LoadedProfile | null {
+    const entry = this.held.get(key);
+    if (entry?.kind !== 'whole') return null;
+    const known = this.withoutAsking(entry, question, perSource);
+    return known && this.served(key, entry, entry, known, true);
   }
 
   /**
@@ -341,6 +371,11 @@ export class ContextService {
     if (used !== held) this.held.set(key, used);
     return { id: used.profileId, summary: used.summary, traits: used.traits, memories };
   }
+}
+
+/** What a profile is held under in HeldContexts. */
+function heldKey(profile: ProfileKey): string {
+  return 'id' in profile ? `id:${profile.id}` : `user:${profile.externalId}`;
 }
 
 /**

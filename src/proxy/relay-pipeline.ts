@@ -60,14 +60,21 @@ export class RelayPipeline {
     const client = new ClientConnection(req, res);
     const turn = protocol.parse(body, req.headers);
     const schemas = applyRequestSchemas(this.schemas.all(), turn.traitOverrides);
-    const { profileId, context } = await this.context
-      .forChat(turn.userId, schemas, turn.question, turn.options.skipInjection, () => client.signal)
-      .catch((error: unknown) => {
-        if (client.gone) return null;
-        throw error;
-      })
-      .then((found) => found ?? { profileId: '', context: null });
-    if (client.gone || context === null) return;
+    let found: { profileId: string; context: BuiltContext } | null;
+    try {
+      found = await this.context.forChat(
+        turn.userId,
+        schemas,
+        turn.question,
+        turn.options.skipInjection,
+        () => client.signal,
+      );
+    } catch (error) {
+      if (!client.gone) throw error;
+      found = null;
+    }
+    if (client.gone || found === null) return;
+    const { profileId, context } = found;
 
     const exchange = this.exchanges.for(protocol.name);
     const clientBody = protocol.inject(turn.body, context.text);
