@@ -24,6 +24,42 @@ describe('HeldMemoryCandidates.updated', () => {
     expect(held.updated([], '')!.count).toBe(0);
   });
 
+  it('takes a touch in place: a new version and last-accessed time, nothing else changed', () => {
+    const copy = HeldMemoryCandidates.from([
+      heldMemoryRow('a', 'likes tea'),
+      heldMemoryRow('b', 'lives in Oslo'),
+    ])!;
+    const touchedAt = '2026-02-01T10:00:00.000000+00:00';
+    const touched = { ...heldMemoryRow('b', 'lives in Oslo', '7'), last_accessed_at: touchedAt };
+    const updated = copy.updated([touched], 'a=1,b=7')!;
+    expect(updated).toBe(copy);
+    expect([...updated.versions].sort()).toEqual(['a=1', 'b=7']);
+    const byContent = new Map(updated.candidates([], 10).map((memory) => [memory.content, memory]));
+    expect(byContent.get('lives in Oslo')!.lastAccessedAt).toEqual(new Date(touchedAt));
+    expect(byContent.get('likes tea')!.lastAccessedAt).toBeNull();
+  });
+
+  it('builds a new copy when a row sent changed more than its access, or the memories differ', () => {
+    const copy = () =>
+      HeldMemoryCandidates.from([heldMemoryRow('a', 'likes tea'), heldMemoryRow('b', 'lives in Oslo')])!;
+    const edited = copy();
+    const moved = edited.updated([heldMemoryRow('b', 'lives in Bergen', '2')], 'a=1,b=2')!;
+    expect(moved).not.toBe(edited);
+    expect(contents(moved)).toEqual(['likes tea', 'lives in Bergen']);
+    expect(contents(edited)).toEqual(['likes tea', 'lives in Oslo']);
+    const important = copy();
+    const weighed = { ...heldMemoryRow('b', 'lives in Oslo', '2'), importance: 0.9 };
+    expect(important.updated([weighed], 'a=1,b=2')).not.toBe(important);
+    const fewer = copy();
+    const touched = {
+      ...heldMemoryRow('b', 'lives in Oslo', '2'),
+      last_accessed_at: '2026-02-01T10:00:00+00:00',
+    };
+    const dropped = fewer.updated([touched], 'b=2')!;
+    expect(dropped).not.toBe(fewer);
+    expect(contents(dropped)).toEqual(['lives in Oslo']);
+  });
+
   it('refuses a memory named at a version that was neither sent nor held', () => {
     expect(() => held.updated([], 'a=1,b=2')).toThrow(IncompleteHeldCopy);
   });

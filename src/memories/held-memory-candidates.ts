@@ -102,6 +102,27 @@ function withRank(memory: RetrievedMemory, textRank: number, anchorId: string | 
   };
 }
 
+function accessedAt(row: HeldMemoryRow): Date | null {
+  return row.last_accessed_at === null ? null : new Date(row.last_accessed_at);
+}
+
+/** Whether the row is the held memory but for when it was last accessed (and its version). */
+function differsOnlyInAccess(held: HeldMemory, row: HeldMemoryRow): boolean {
+  const { memory } = held;
+  if (
+    (row.content ?? '') !== memory.content ||
+    row.type !== memory.type ||
+    row.importance !== memory.importance ||
+    row.decay_factor !== memory.decayFactor ||
+    Number(row.created_us) !== held.createdUs ||
+    row.superseded !== held.superseded
+  ) {
+    return false;
+  }
+  const words = new Set(row.lexemes);
+  return words.size === held.words.length && held.words.every((word) => words.has(word));
+}
+
 /** A memory held from its row; null when its creation time cannot be held exactly. */
 function heldMemory(row: HeldMemoryRow): HeldMemory | null {
   const createdUs = Number(row.created_us);
@@ -115,7 +136,7 @@ function heldMemory(row: HeldMemoryRow): HeldMemory | null {
       importance: row.importance,
       decayFactor: row.decay_factor,
       createdAt: new Date(row.created_at),
-      lastAccessedAt: row.last_accessed_at === null ? null : new Date(row.last_accessed_at),
+      lastAccessedAt: accessedAt(row),
       textRank: 0,
       vectorSimilarity: null,
       anchorId: null,
@@ -153,6 +174,7 @@ export class HeldMemoryCandidates {
   private readonly postings = new Map<string, HeldMemory[]>();
   private readonly standingBySize = new Map<number, HeldMemory[]>();
   private idVersions: readonly string[] | undefined;
+  private byId: Map<string, HeldMemory> | undefined;
 
   private constructor(all: HeldMemory[]) {
     this.all = all;
@@ -187,6 +209,7 @@ export class HeldMemoryCandidates {
    * `changed` must be held here at that version (else IncompleteHeldCopy). Null as `from`.
    */
   updated(changed: HeldMemoryRow[], versions: string): HeldMemoryCandidates | null {
+    if (this.tookTouches(changed, versions)) return this;
     const sent = new Map<string, HeldMemoryRow>(changed.map((row) => [`${row.id}=${row.version}`, row]));
     const kept = new Map(this.all.map((held) => [held.idVersion, held]));
     const all: HeldMemory[] = [];
@@ -198,6 +221,33 @@ export class HeldMemoryCandidates {
       all.push(held);
     }
     return new HeldMemoryCandidates(all);
+  }
+
+  /**
+   * Takes the rows sent in place when the profile has the same memories and each row sent differs from
+   * the memory held only in when it was last accessed (a touch gives a memory a new version and changes
+   * nothing the words, times and order held here are built from): those memories take their new time
+   * and version, and this copy serves on. False, with nothing changed, otherwise.
+   */
+  private tookTouches(changed: HeldMemoryRow[], versions: string): boolean {
+    const names = versions === '' ? [] : versions.split(',');
+    if (changed.length === 0 || names.length !== this.all.length) return false;
+    this.byId ??= new Map(this.all.map((held) => [held.memory.id, held]));
+    const touched: HeldMemory[] = [];
+    for (const row of changed) {
+      const held = this.byId.get(row.id);
+      if (held === undefined || !differsOnlyInAccess(held, row)) return false;
+      touched.push(held);
+    }
+    const sent = new Set(changed.map((row) => `${row.id}=${row.version}`));
+    const kept = new Set(this.versions);
+    if (!names.every((name) => sent.has(name) || kept.has(name))) return false;
+    changed.forEach((row, i) => {
+      touched[i].idVersion = `${row.id}=${row.version}`;
+      touched[i].memory = { ...touched[i].memory, lastAccessedAt: accessedAt(row) };
+    });
+    this.idVersions = undefined;
+    return true;
   }
 
   /** Each memory's `id=version`: what the held statement need not send again. */
