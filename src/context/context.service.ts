@@ -28,7 +28,7 @@ import {
   questionText,
 } from './context-statement';
 import { BuiltContext, buildContextText, ContextTrait } from './context-text';
-import { HeldContexts, StandingContext, WholeProfile } from './held-contexts';
+import { HeldContexts, heldTrustUntil, StandingContext, WholeProfile } from './held-contexts';
 import { inCanonicalOrder, QuestionWords } from './question-words';
 
 /** Priority of traits that have no schema (custom traits written through the API). */
@@ -300,7 +300,7 @@ export class ContextService {
    * CONTEXT_HELD_TRUST_MS ago, and the question's words are known here.
    */
   private withoutAsking(held: WholeProfile, question: string, perSource: number): RetrievedMemory[] | null {
-    if (held.confirmed === null || performance.now() - held.confirmedAt >= this.config.context.heldTrustMs) {
+    if (held.confirmed === null || performance.now() >= held.trustedUntil) {
       return null;
     }
     if (!this.changes.unchangedSince(held.profileId, held.confirmed)) return null;
@@ -319,7 +319,7 @@ export class ContextService {
   ): Promise<LoadedProfile | null | 'large'> {
     // noted before the read: a change the read may not see is notified after it
     const confirmed = this.changes.token();
-    const confirmedAt = performance.now();
+    const trustedUntil = heldTrustUntil(performance.now(), this.config.context.heldTrustMs);
     const [row] = await this.statements.query<HeldProfileStatementRow>(
       heldProfileStatement(
         profile,
@@ -342,7 +342,9 @@ export class ContextService {
     let whole: WholeProfile | null | undefined;
     try {
       whole =
-        row.fingerprint !== null && row.memories === null ? held : wholeOf(row, held, confirmed, confirmedAt);
+        row.fingerprint !== null && row.memories === null
+          ? held
+          : wholeOf(row, held, confirmed, trustedUntil);
     } catch (error) {
       if (!(error instanceof IncompleteHeldCopy) || held === undefined) throw error;
       this.held.delete(key);
@@ -352,7 +354,7 @@ export class ContextService {
       this.held.set(key, { kind: 'large', profileId: row.id });
       return 'large';
     }
-    if (whole === held) Object.assign(held, { confirmed, confirmedAt });
+    if (whole === held) Object.assign(held, { confirmed, trustedUntil });
     return this.served(key, whole, held, whole.memories.candidates(inCanonicalOrder(row.units), perSource));
   }
 
@@ -379,14 +381,14 @@ function heldKey(profile: ProfileKey): string {
 }
 
 /**
- * The profile held whole from this row, read after `confirmed` and `confirmedAt`, with the memories
+ * The profile held whole from this row, read after `confirmed` (and trusted until `trustedUntil`), with the memories
  * it did not send taken from `held`; null when it is too large (or its times cannot be held).
  */
 function wholeOf(
   row: HeldProfileStatementRow,
   held: WholeProfile | undefined,
   confirmed: ChangeToken | null,
-  confirmedAt: number,
+  trustedUntil: number,
 ): WholeProfile | null {
   const { fingerprint, memories: changed, memory_versions: versions, server_started: serverStarted } = row;
   if (fingerprint === null || changed === null || versions === null || serverStarted === null) return null;
@@ -398,7 +400,7 @@ function wholeOf(
     memories,
     serverStarted,
     confirmed,
-    confirmedAt,
+    trustedUntil,
   };
 }
 

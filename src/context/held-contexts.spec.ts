@@ -1,6 +1,6 @@
 import { heldMemoryRow } from '../../test/support/held-memory-rows';
 import { HeldMemoryCandidates } from '../memories/held-memory-candidates';
-import { HeldContext, HeldContexts } from './held-contexts';
+import { HELD_TRUST_JITTER, HeldContext, HeldContexts, heldTrustUntil } from './held-contexts';
 
 function whole(profileId: string, contentLength: number): HeldContext {
   return {
@@ -12,7 +12,7 @@ function whole(profileId: string, contentLength: number): HeldContext {
     memories: HeldMemoryCandidates.from([heldMemoryRow(`m-${profileId}`, 'x'.repeat(contentLength))])!,
     serverStarted: '2026-01-01 00:00:00+00',
     confirmed: null,
-    confirmedAt: 0,
+    trustedUntil: 0,
   };
 }
 
@@ -55,5 +55,17 @@ describe('HeldContexts', () => {
     held.forgetProfile('p1');
     expect(held.size).toBe(1);
     expect(held.get('user:v')?.profileId).toBe('p2');
+  });
+});
+
+describe('heldTrustUntil', () => {
+  it('trusts a copy for between 75 % and all of the trust time, spread at random', () => {
+    expect(heldTrustUntil(1_000, 5_000, 0)).toBe(6_000);
+    expect(heldTrustUntil(1_000, 5_000, 0.999_999)).toBeCloseTo(1_000 + 5_000 * (1 - HELD_TRUST_JITTER), 1);
+    const ends = Array.from({ length: 200 }, () => heldTrustUntil(0, 5_000));
+    expect(Math.min(...ends)).toBeGreaterThanOrEqual(3_750);
+    expect(Math.max(...ends)).toBeLessThanOrEqual(5_000);
+    expect(new Set(ends).size).toBeGreaterThan(150);
+    expect(heldTrustUntil(1_000, 0)).toBe(1_000);
   });
 });

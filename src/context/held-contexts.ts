@@ -13,8 +13,9 @@ interface HeldProfileParts {
 
 /**
  * A small profile held whole: its memories are ranked in the process (HeldMemoryCandidates). While no
- * change of the profile was notified since `confirmed` (ProfileChangeFeed), and for at most
- * CONTEXT_HELD_TRUST_MS after `confirmedAt`, it is used without asking the database.
+ * change of the profile was notified since `confirmed` (ProfileChangeFeed), and until `trustedUntil`
+ * (at most CONTEXT_HELD_TRUST_MS after the read that confirmed it), it is used without asking the
+ * database.
  */
 export interface WholeProfile extends HeldProfileParts {
   kind: 'whole';
@@ -23,8 +24,8 @@ export interface WholeProfile extends HeldProfileParts {
   serverStarted: string;
   /** The feed's moment before the read that last matched this copy; null when the feed was not live. */
   confirmed: ChangeToken | null;
-  /** When that read began (performance.now()). */
-  confirmedAt: number;
+  /** Until when (performance.now()) it may be used without asking: heldTrustUntil of that read's start. */
+  trustedUntil: number;
 }
 
 /**
@@ -117,4 +118,16 @@ function sizeOf(context: HeldContext): number {
   }
   for (const memory of context.memories) bytes += ROW_OVERHEAD_BYTES + 2 * memory.content.length;
   return bytes;
+}
+
+/** The share of CONTEXT_HELD_TRUST_MS by which a held copy's trust may be cut short, at random. */
+export const HELD_TRUST_JITTER = 0.25;
+
+/**
+ * Until when a copy confirmed by a read that began at `confirmedAt` may be used without asking: between
+ * 75 % and all of `trustMs` later, at random, so that copies confirmed together (all of them, after a
+ * start or a busy second) are not all asked about again in the same moment. `random` is in [0, 1).
+ */
+export function heldTrustUntil(confirmedAt: number, trustMs: number, random = Math.random()): number {
+  return confirmedAt + trustMs * (1 - HELD_TRUST_JITTER * random);
 }
