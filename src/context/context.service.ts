@@ -202,7 +202,8 @@ export class ContextService {
     signal?: () => AbortSignal,
   ): Promise<BuiltForQuestion | null> {
     const vector = semantic ? await this.semantic.embedQuestion(question, signal?.()) : null;
-    // without a vector (semantic ranking off, or the question not embedded) `build` already tried the held copy
+    // `build` tried the held copy already unless semantic ranking is on (and then the question may have
+    // found no vector)
     const row = await this.loadProfile(profile, question, perSource, vector, semantic);
     return row && this.assembled(row, schemas, maxMemories);
   }
@@ -296,8 +297,8 @@ export class ContextService {
 
   /**
    * The question's candidates from a held small profile, without asking the database: null unless no
-   * change of the profile was notified since the database last confirmed the copy, that was less than
-   * CONTEXT_HELD_TRUST_MS ago, and the question's words are known here.
+   * change of the profile was notified since the database last confirmed the copy, its trust from that
+   * confirmation (`trustedUntil`) has not run out, and the question's words are known here.
    */
   private withoutAsking(held: WholeProfile, question: string, perSource: number): RetrievedMemory[] | null {
     if (held.confirmed === null || performance.now() >= held.trustedUntil) {
@@ -381,8 +382,9 @@ function heldKey(profile: ProfileKey): string {
 }
 
 /**
- * The profile held whole from this row, read after `confirmed` (and trusted until `trustedUntil`), with the memories
- * it did not send taken from `held`; null when it is too large (or its times cannot be held).
+ * The profile held whole from this row, read after `confirmed` and trusted until `trustedUntil`, with
+ * the memories it did not send taken from `held`; null when it is too large (or its times cannot be
+ * held).
  */
 function wholeOf(
   row: HeldProfileStatementRow,
