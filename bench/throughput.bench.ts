@@ -14,8 +14,8 @@ const TRAITS = 10;
 const MEMORIES = 50;
 const ROUNDS = 3;
 const SUSTAINED_ROUNDS = 4;
-/** Warm-up rounds (for each target) before the first row; one before each of the others. */
-const FIRST_ROW_WARM_UPS = 3;
+/** Warm-up rounds (for each target) before each row. */
+const WARM_UP_ROUNDS = 3;
 
 /** A load's result with the CPU time it cost per request: the relay's process and the PostgreSQL server's. */
 export interface MeasuredLoad extends LoadResult {
@@ -175,11 +175,10 @@ export async function benchThroughput(
           next: spec,
           firstChunk: options.stream,
         });
-      // as many requests as a round, for each (three rounds' worth before the first row): a round of
-      // the first row is otherwise partly the processes' warm-up (the floor relay ran 15-20 % slower
-      // there than in the next rows on the same requests with no warm-up, and still 5 to 20 % with
-      // one round's worth)
-      for (let warmUp = 0; warmUp < (rows.length === 0 ? FIRST_ROW_WARM_UPS : 1); warmUp++) {
+      // three rounds' worth of requests for each, before every row: a round is otherwise partly the
+      // processes' warm-up (the floor relay's first row ran 15-20 % slower than its next rows on the
+      // same requests with no warm-up, and still 5 to 20 % with one round's worth)
+      for (let warmUp = 0; warmUp < WARM_UP_ROUNDS; warmUp++) {
         await load(upstreamOrigin, 'warm-up', plain, requests);
         await load(floor.url, 'warm-up', plain, requests);
         await load(service.url, 'warm-up', next, requests);
