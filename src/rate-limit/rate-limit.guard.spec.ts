@@ -21,11 +21,20 @@ function requestOf(handler: () => void): { context: ExecutionContextHost; header
   return { context: new ExecutionContextHost([req, res], Routes, handler), headers };
 }
 
+/** The storages made for the tests: each has a sweep timer, stopped after each test. */
+const storages: ThrottlerStorageService[] = [];
+
 async function guardWith(throttlers: ThrottlerOptions[]): Promise<RateLimitGuard> {
-  const guard = new RateLimitGuard({ throttlers }, new ThrottlerStorageService(), new Reflector());
+  const storage = new ThrottlerStorageService();
+  storages.push(storage);
+  const guard = new RateLimitGuard({ throttlers }, storage, new Reflector());
   await guard.onModuleInit();
   return guard;
 }
+
+afterEach(() => {
+  for (const storage of storages.splice(0)) storage.onApplicationShutdown();
+});
 
 /** The statuses of `count` requests to a route: 200 when let through, else the refusal's. */
 async function statuses(guard: RateLimitGuard, handler: () => void, count: number): Promise<number[]> {
