@@ -188,4 +188,47 @@ describe('Candidates ranked in the process, against the context statement', () =
     // versions read under another server start are not trusted: every memory is sent
     expect((await read(holding('2000-01-01 00:00:00+00'))).memories).toHaveLength(20);
   });
+
+  it('takes memories that were only touched into the copy it holds, which then ranks as a fresh read', async () => {
+    const id = (await makeProfile(t)).id;
+    await t.dataSource.query(
+      `INSERT INTO memories (profile_id, content, content_hash, type, importance, created_at)
+       SELECT $1, 'Maria played chess in the park on day ' || n, md5('touched' || n), 'fact', (n % 5) / 5.0,
+              now() - n * interval '40 days'
+       FROM generate_series(1, 12) AS n`,
+      [id],
+    );
+    const read = async (held: HeldProfileVersions | null) => {
+      const statement = heldProfileStatement({ id }, 'Where did Maria play chess?', held);
+      const [row]: HeldProfileStatementRow[] = await t.dataSource.query(statement.text, statement.values);
+      return row;
+    };
+    const first = await read(null);
+    const held = HeldMemoryCandidates.from(first.memories!)!;
+    // "last accessed" as MemoryTouches writes it: a new row version, nothing else changed
+    await t.dataSource.query(
+      `UPDATE memories SET last_accessed_at = now()
+       WHERE id IN (SELECT id FROM memories WHERE profile_id = $1 ORDER BY created_at LIMIT 3)`,
+      [id],
+    );
+    const touched = await read({
+      fingerprint: first.fingerprint!,
+      memoryVersions: held.versions,
+      serverStarted: first.server_started!,
+    });
+    expect(touched.memories).toHaveLength(3);
+    const updated = held.updated(touched.memories!, touched.memory_versions!)!;
+    expect(updated).toBe(held);
+    expect([...updated.versions].sort()).toEqual(touched.memory_versions!.split(',').sort());
+    const fresh = await read(null);
+    const ranked = (candidates: HeldMemoryCandidates) =>
+      candidates.candidates(fresh.units, 50).map((m) => ({
+        id: m.id,
+        rank: rank(m.textRank),
+        anchor: m.anchorId,
+        lastAccessedAt: m.lastAccessedAt?.getTime() ?? null,
+      }));
+    expect(ranked(updated)).toEqual(ranked(HeldMemoryCandidates.from(fresh.memories!)!));
+    expect(ranked(updated).filter((m) => m.lastAccessedAt !== null)).toHaveLength(3);
+  });
 });

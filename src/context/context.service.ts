@@ -28,7 +28,7 @@ import {
   questionText,
 } from './context-statement';
 import { BuiltContext, buildContextText, ContextTrait } from './context-text';
-import { HeldContexts, heldTrustUntil, StandingContext, WholeProfile } from './held-contexts';
+import { HeldContext, HeldContexts, heldTrustUntil, StandingContext, WholeProfile } from './held-contexts';
 import { inCanonicalOrder, QuestionWords } from './question-words';
 
 /** Priority of traits that have no schema (custom traits written through the API). */
@@ -187,7 +187,8 @@ export class ContextService {
   ): BuiltForQuestion | null | Promise<BuiltForQuestion | null> {
     const perSource = maxMemories > 0 ? Math.max(CANDIDATES_PER_SOURCE, maxMemories) : 0;
     const semantic = perSource > 0 && this.semantic.enabled;
-    const trusted = semantic ? null : this.trustedHeld(heldKey(profile), question, perSource);
+    const key = heldKey(profile);
+    const trusted = semantic ? null : this.trustedHeld(key, this.held.get(key), question, perSource);
     if (trusted) return this.assembled(trusted, schemas, maxMemories);
     return this.buildAsking(profile, schemas, question, maxMemories, perSource, semantic, signal);
   }
@@ -262,9 +263,9 @@ export class ContextService {
     trustHeld = true,
   ): Promise<LoadedProfile | null> {
     const key = heldKey(profile);
-    const trusted = vector === null && trustHeld ? this.trustedHeld(key, question, perSource) : null;
-    if (trusted) return trusted;
     const entry = this.held.get(key);
+    const trusted = vector === null && trustHeld ? this.trustedHeld(key, entry, question, perSource) : null;
+    if (trusted) return trusted;
     if (vector === null && entry?.kind !== 'large') {
       const heldWhole = entry?.kind === 'whole' ? entry : undefined;
       const whole = await this.loadWhole(key, heldWhole, profile, question, perSource);
@@ -287,9 +288,13 @@ export class ContextService {
     return this.served(standingKey, standing, held, merged(row, standing));
   }
 
-  /** The profile held whole under `key`, with its candidates for the question, when withoutAsking may use it. */
-  private trustedHeld(key: string, question: string, perSource: number): LoadedProfile | null {
-    const entry = this.held.get(key);
+  /** The profile held whole under `key` (`entry`), with its candidates for the question, when withoutAsking may use it. */
+  private trustedHeld(
+    key: string,
+    entry: HeldContext | undefined,
+    question: string,
+    perSource: number,
+  ): LoadedProfile | null {
     if (entry?.kind !== 'whole') return null;
     const known = this.withoutAsking(entry, question, perSource);
     return known && this.served(key, entry, entry, known, true);

@@ -119,8 +119,13 @@ function differsOnlyInAccess(held: HeldMemory, row: HeldMemoryRow): boolean {
   ) {
     return false;
   }
-  const words = new Set(row.lexemes);
-  return words.size === held.words.length && held.words.every((word) => words.has(word));
+  const words = distinctLexemes(row);
+  return words.length === held.words.length && words.every((word, i) => word === held.words[i]);
+}
+
+/** The words of a memory's search vector, each once, in the order the row gives them. */
+function distinctLexemes(row: HeldMemoryRow): string[] {
+  return [...new Set(row.lexemes)];
 }
 
 /** A memory held from its row; null when its creation time cannot be held exactly. */
@@ -144,7 +149,7 @@ function heldMemory(row: HeldMemoryRow): HeldMemory | null {
     idVersion: `${row.id}=${row.version}`,
     createdUs,
     superseded: row.superseded,
-    words: [...new Set(row.lexemes)],
+    words: distinctLexemes(row),
     matchedIn: 0,
     saturation: 0,
     rank: 0,
