@@ -170,3 +170,47 @@ describe('summaryBesides', () => {
     expect(summaryBesides(summary, [], [])).toBe(summary);
   });
 });
+
+describe('the head kept for a trait list', () => {
+  it('follows the summary and the memories of each call with the same list, as a fresh list would give', () => {
+    const location = { key: 'location', value: 'Oslo', template: 'Lives in: {{value}}', priority: 55 };
+    const held = [location];
+    const kids = memory('a', 'User has two kids.');
+    const tea = memory('b', 'Likes tea');
+    const summaries = [
+      'Location: Oslo. Noted: User has two kids. Likes tea.',
+      'Likes tea. Prefers short answers.',
+      '',
+    ];
+    const memorySets = [[kids], [tea], [kids, tea], [], [kids]];
+    for (let round = 0; round < 3; round++) {
+      for (const summary of summaries) {
+        for (const memories of memorySets) {
+          const kept = buildContextText({ summary, traits: held, memories }, budget);
+          const fresh = buildContextText({ summary, traits: [{ ...location }], memories }, budget);
+          expect(kept).toEqual(fresh);
+          expect(kept.text).not.toContain('Summary: Location: Oslo');
+        }
+      }
+    }
+    expect(
+      buildContextText({ summary: summaries[0], traits: held, memories: [kids] }, budget).text,
+    ).toContain('Summary: Likes tea.\n');
+    expect(buildContextText({ summary: summaries[0], traits: held, memories: [tea] }, budget).text).toContain(
+      'Summary: Noted: User has two kids.\n',
+    );
+  });
+
+  it('follows a template or key changed in place', () => {
+    const trait = { key: 'style', value: 'short', template: 'Style: {{value}}', priority: 1 };
+    const held = [trait];
+    expect(buildContextText({ summary: '', traits: held, memories: [] }, budget).text).toContain(
+      '- Style: short',
+    );
+    trait.template = 'Answers: {{value}}';
+    trait.key = 'answers';
+    const changed = buildContextText({ summary: '', traits: held, memories: [] }, budget);
+    expect(changed.text).toContain('- Answers: short');
+    expect(changed.traitKeys).toEqual(['answers']);
+  });
+});

@@ -20,7 +20,8 @@ export interface ContextBudget {
 
 export interface BuiltContext {
   text: string;
-  traitKeys: string[];
+  /** The traits' keys in the text's order (shared between the contexts of a held profile: not to be changed). */
+  traitKeys: readonly string[];
   memoryIds: string[];
 }
 
@@ -38,99 +39,183 @@ const MEMORIES = 'Memories:';
  * the day it was said or learnt (UTC). Its order is fixed (summary, traits by priority, then memories in rank order) so
  * that the stable part comes first and providers' prompt caches can reuse the prefix. Memories that do
  * not fit the budget are left out; traits and summary are cut only if they alone exceed it.
+ *
+ * A profile's summary and traits go into every chat of its user, and a held profile's traits are the
+ * same list each time: what they give (the head of the text: opening, summary, traits) is worked out
+ * once per list and summary (TraitPart, SummaryPart), and per chat only the memories are added, and the
+ * summary's sentences that repeat one of them left out.
  */
 export function buildContextText(
   input: { summary: string; traits: ContextTrait[]; memories: ContextMemory[] },
   budget: ContextBudget,
 ): BuiltContext {
-  const lines: string[] = [OPENING];
-  const traits = inPriorityOrder(input.traits);
-  const candidates = input.memories.slice(0, budget.maxMemories);
-  const summary = asData(summaryBesides(input.summary, traits, candidates));
-  if (summary) lines.push(`Summary: ${summary}`);
-
-  const traitKeys: string[] = [];
-  if (traits.length > 0) lines.push('Traits:');
-  for (const trait of traits) {
-    lines.push(traitLine(trait));
-    traitKeys.push(trait.key);
-  }
+  const traits = traitPartOf(input.traits);
+  const summary = summaryPartOf(traits, input.summary);
+  const count = Math.min(input.memories.length, budget.maxMemories);
+  const texts: MemoryText[] = [];
+  for (let index = 0; index < count; index++) texts.push(memoryText(input.memories[index]));
+  const repeated = repeatedByMemories(summary, texts);
+  const head = repeated === undefined ? summary.head : headWithout(summary, traits, repeated);
 
   const memoryIds: string[] = [];
+  let memories = '';
   // the text's length once joined, with the closing marker
-  let length = CLOSING.length;
-  for (const line of lines) length += line.length + 1;
-  for (const memory of candidates) {
-    const line = memoryLine(memory);
+  let length = head.text.length + 1 + CLOSING.length;
+  for (let index = 0; index < count; index++) {
+    const { line } = texts[index];
     const extra = line.length + 1 + (memoryIds.length === 0 ? MEMORIES.length + 1 : 0);
     if (length + extra > budget.maxChars) break;
-    if (memoryIds.length === 0) lines.push(MEMORIES);
-    lines.push(line);
-    memoryIds.push(memory.id);
+    memories += memoryIds.length === 0 ? `\n${MEMORIES}\n${line}` : `\n${line}`;
+    memoryIds.push(input.memories[index].id);
     length += extra;
   }
-  if (traitKeys.length === 0 && memoryIds.length === 0 && !summary) return { text: '', traitKeys, memoryIds };
-
-  lines.push(CLOSING);
-  let text = lines.join('\n');
+  if (traits.keys.length === 0 && memoryIds.length === 0 && !head.hasSummary) {
+    return { text: '', traitKeys: [], memoryIds };
+  }
+  let text = `${head.text}${memories}\n${CLOSING}`;
   if (text.length > budget.maxChars)
     text = `${text.slice(0, budget.maxChars - CLOSING.length - 2)}…\n${CLOSING}`;
-  return { text, traitKeys, memoryIds };
+  return { text, traitKeys: traits.keys, memoryIds };
 }
 
-/** A trait list's order (priority, then key) and what it was made from: the list's members, keys and priorities. */
-interface TraitOrder {
+/** The start of a context: the opening marker, the summary's line if it has one, the traits' lines. */
+interface ContextHead {
+  text: string;
+  hasSummary: boolean;
+}
+
+/**
+ * What a trait list gives every context it goes into: its order (priority, then key), its lines, and
+ * its values as a summary sentence repeating them would read. Made from the list's members, their keys,
+ * priorities, templates and values as rendered, and made again when one of them changed (a value
+ * changed in place included).
+ */
+interface TraitPart {
   members: ContextTrait[];
-  keys: string[];
+  memberKeys: string[];
   priorities: number[];
-  sorted: ContextTrait[];
+  templates: string[];
+  rendered: string[];
+  /** The keys in the context's order. */
+  keys: string[];
+  /** `Traits:` and a line per trait, or '' without traits. */
+  block: string;
+  /** The rendered values as compared with the summary's sentences (sameText). */
+  said: string[];
+  /** The summary last met with this list, and what it gives. */
+  summary: SummaryPart | null;
 }
 
 /** By trait list: a held profile's traits are the same list in every chat of the user. */
-const traitOrders = new WeakMap<readonly ContextTrait[], TraitOrder>();
+const traitParts = new WeakMap<readonly ContextTrait[], TraitPart>();
 
-/** The traits by priority, then key: sorted once per list, again when its members or their order keys changed. */
-function inPriorityOrder(traits: readonly ContextTrait[]): ContextTrait[] {
-  const known = traitOrders.get(traits);
+function traitPartOf(traits: readonly ContextTrait[]): TraitPart {
+  const known = traitParts.get(traits);
   if (known && known.members.length === traits.length) {
     let same = true;
     for (let i = 0; i < traits.length && same; i++) {
       const trait = traits[i];
       same =
-        trait === known.members[i] && trait.key === known.keys[i] && trait.priority === known.priorities[i];
+        trait === known.members[i] &&
+        trait.key === known.memberKeys[i] &&
+        trait.priority === known.priorities[i] &&
+        trait.template === known.templates[i] &&
+        renderValue(trait.value) === known.rendered[i];
     }
-    if (same) return known.sorted;
+    if (same) return known;
   }
   const sorted = [...traits].sort((a, b) => b.priority - a.priority || a.key.localeCompare(b.key));
-  traitOrders.set(traits, {
+  const lines = sorted.map(traitLine);
+  const part: TraitPart = {
     members: [...traits],
-    keys: traits.map((trait) => trait.key),
+    memberKeys: traits.map((trait) => trait.key),
     priorities: traits.map((trait) => trait.priority),
-    sorted,
-  });
-  return sorted;
+    templates: traits.map((trait) => trait.template),
+    rendered: traits.map((trait) => renderValue(trait.value)),
+    keys: sorted.map((trait) => trait.key),
+    block: lines.length === 0 ? '' : ['Traits:', ...lines].join('\n'),
+    said: sorted.map((trait) => sameText(renderValue(trait.value))),
+    summary: null,
+  };
+  traitParts.set(traits, part);
+  return part;
+}
+
+/** A summary next to a trait list: its sentences, those a trait repeats, and the head they give. */
+interface SummaryPart {
+  summary: string;
+  split: SplitSummary;
+  /** By sentence index: whether a trait repeats it. */
+  byTraits: boolean[];
+  /** The head when no memory repeats a sentence. */
+  head: ContextHead;
+  /** The head last made without the sentences some memories repeat, by those sentences' indexes. */
+  lastWithout: { indexes: string; head: ContextHead } | null;
+}
+
+function summaryPartOf(traits: TraitPart, summary: string): SummaryPart {
+  if (traits.summary?.summary === summary) return traits.summary;
+  const split = splitSummary(summary);
+  const byTraits = split.sentences.map(() => false);
+  for (const said of traits.said) for (const index of split.byText.get(said) ?? []) byTraits[index] = true;
+  const part: SummaryPart = { summary, split, byTraits, head: OPENING_ONLY, lastWithout: null };
+  part.head = headOf(traits, split.sentences.filter((_, index) => !byTraits[index]).join(' '));
+  traits.summary = part;
+  return part;
+}
+
+const OPENING_ONLY: ContextHead = { text: OPENING, hasSummary: false };
+
+function headOf(traits: TraitPart, summaryText: string): ContextHead {
+  const summary = asData(summaryText);
+  const lines = [OPENING];
+  if (summary) lines.push(`Summary: ${summary}`);
+  if (traits.block) lines.push(traits.block);
+  return { text: lines.join('\n'), hasSummary: summary !== '' };
+}
+
+/** The summary's sentences (not already left out for a trait) that the memories repeat, in order. */
+function repeatedByMemories(summary: SummaryPart, memories: readonly MemoryText[]): number[] | undefined {
+  if (summary.split.sentences.length === 0) return undefined;
+  let repeated: number[] | undefined;
+  for (const memory of memories) {
+    const found = summary.split.byText.get(memory.said);
+    if (found === undefined) continue;
+    for (const sentence of found) {
+      if (!summary.byTraits[sentence] && !repeated?.includes(sentence)) (repeated ??= []).push(sentence);
+    }
+  }
+  return repeated?.sort((a, b) => a - b);
+}
+
+/** The head without the summary sentences in `repeated`; the last one made is kept (a user's chats often carry the same memories). */
+function headWithout(summary: SummaryPart, traits: TraitPart, repeated: number[]): ContextHead {
+  const indexes = repeated.join(',');
+  if (summary.lastWithout?.indexes === indexes) return summary.lastWithout.head;
+  const kept = summary.split.sentences.filter(
+    (_, index) => !summary.byTraits[index] && !repeated.includes(index),
+  );
+  const head = headOf(traits, kept.join(' '));
+  summary.lastWithout = { indexes, head };
+  return head;
 }
 
 /**
  * The summary without the sentences that only repeat a trait's value or a memory that goes in with it
  * ("Location: Oslo." next to the location trait, "Noted: User has two kids." next to that memory), so
- * that the model reads each fact once and the budget goes to facts it would not otherwise see. A
- * profile's summary, traits and memories go into every chat, so the sentences and the texts compared
- * are kept between chats (splitSummary, traitSaid, memorySaid): per chat, each trait and memory is
- * looked up among the summary's sentences, and the summary is given as it is when none repeats.
+ * that the model reads each fact once and the budget goes to facts it would not otherwise see.
  */
 export function summaryBesides(summary: string, traits: ContextTrait[], memories: ContextMemory[]): string {
   const split = splitSummary(summary);
   if (split.sentences.length === 0) return '';
-  let repeated: Set<number> | undefined;
+  const repeated = new Set<number>();
   const leaveOut = (said: string) => {
-    for (const index of split.byText.get(said) ?? []) (repeated ??= new Set()).add(index);
+    for (const index of split.byText.get(said) ?? []) repeated.add(index);
   };
-  for (const trait of traits) leaveOut(traitSaid(trait));
-  for (const memory of memories) leaveOut(memorySaid(memory));
-  if (repeated === undefined) return split.whole;
-  const kept = repeated;
-  return split.sentences.filter((_, index) => !kept.has(index)).join(' ');
+  for (const trait of traits) leaveOut(sameText(renderValue(trait.value)));
+  for (const memory of memories) leaveOut(memoryText(memory).said);
+  if (repeated.size === 0) return split.whole;
+  return split.sentences.filter((_, index) => !repeated.has(index)).join(' ');
 }
 
 /** A summary's sentences that say something, and where each text a sentence is compared by is found. */
@@ -179,35 +264,6 @@ function splitSummary(summary: string): SplitSummary {
   return split;
 }
 
-/**
- * Trait values as a summary sentence repeating them would read (sameText), by the value as rendered:
- * a user's traits go into every chat. At most REMEMBERED_LINES, then it starts again.
- */
-const saidByValue = new Map<string, string>();
-
-function traitSaid(trait: ContextTrait): string {
-  const rendered = renderValue(trait.value);
-  let said = saidByValue.get(rendered);
-  if (said === undefined) {
-    said = sameText(rendered);
-    if (saidByValue.size >= REMEMBERED_LINES) saidByValue.clear();
-    saidByValue.set(rendered, said);
-  }
-  return said;
-}
-
-/** A memory's content as compared (sameText), by memory id: the same memories go into a user's chats. */
-const saidByMemory = new Map<string, { content: string; said: string }>();
-
-function memorySaid(memory: ContextMemory): string {
-  const known = saidByMemory.get(memory.id);
-  if (known && known.content === memory.content) return known.said;
-  const said = sameText(memory.content);
-  if (saidByMemory.size >= REMEMBERED_LINES) saidByMemory.clear();
-  saidByMemory.set(memory.id, { content: memory.content, said });
-  return said;
-}
-
 /** Text compared as the same fact: case, white space and closing punctuation left out. */
 function sameText(text: string): string {
   return text
@@ -234,54 +290,46 @@ function renderValue(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/**
- * Trait lines written recently, by template and then value as rendered: a user's traits go into every
- * chat. At most REMEMBERED_LINES lines in all (`traitLineCount`), then it starts again.
- */
-const traitLines = new Map<string, Map<string, string>>();
-let traitLineCount = 0;
-
 /** A trait's line: its template filled in, as data. */
 function traitLine(trait: ContextTrait): string {
-  const rendered = renderValue(trait.value);
-  let line = traitLines.get(trait.template)?.get(rendered);
-  if (line === undefined) {
-    line = `- ${asData(filledIn(trait.template, rendered))}`;
-    if (traitLineCount >= REMEMBERED_LINES) {
-      traitLines.clear();
-      traitLineCount = 0;
-    }
-    let byValue = traitLines.get(trait.template);
-    if (byValue === undefined) {
-      byValue = new Map();
-      traitLines.set(trait.template, byValue);
-    }
-    byValue.set(rendered, line);
-    traitLineCount++;
-  }
-  return line;
+  return `- ${asData(filledIn(trait.template, renderValue(trait.value)))}`;
 }
 
-/** Memory lines written recently, by memory id: the same memories go into a user's chats again and again. */
-const memoryLines = new Map<string, { content: string; type: string; createdMs: number; line: string }>();
+/** What a memory gives a context: its line, and its content as compared with the summary's sentences. */
+interface MemoryText {
+  content: string;
+  type: string;
+  createdMs: number;
+  line: string;
+  said: string;
+}
+
+/** By memory id, the last REMEMBERED_LINES of them: the same memories go into a user's chats again and again. */
+const memoryTexts = new Map<string, MemoryText>();
 const REMEMBERED_LINES = 20_000;
 
-/** A memory's line: the day it was said or learnt (UTC), its type and its content as data. */
-function memoryLine(memory: ContextMemory): string {
+/** The memory's line (the day it was said or learnt (UTC), its type and its content as data) and its content as compared. */
+function memoryText(memory: ContextMemory): MemoryText {
   const createdMs = memory.createdAt.getTime();
-  const known = memoryLines.get(memory.id);
+  const known = memoryTexts.get(memory.id);
   if (
     known &&
     known.content === memory.content &&
     known.type === memory.type &&
     known.createdMs === createdMs
   ) {
-    return known.line;
+    return known;
   }
-  const line = `- ${memory.createdAt.toISOString().slice(0, 10)} (${memory.type}) ${asData(memory.content)}`;
-  if (memoryLines.size >= REMEMBERED_LINES) memoryLines.clear();
-  memoryLines.set(memory.id, { content: memory.content, type: memory.type, createdMs, line });
-  return line;
+  const text = {
+    content: memory.content,
+    type: memory.type,
+    createdMs,
+    line: `- ${memory.createdAt.toISOString().slice(0, 10)} (${memory.type}) ${asData(memory.content)}`,
+    said: sameText(memory.content),
+  };
+  if (memoryTexts.size >= REMEMBERED_LINES) memoryTexts.clear();
+  memoryTexts.set(memory.id, text);
+  return text;
 }
 
 /** Brackets of every script and width, which a model may read as the frame's own. */

@@ -158,6 +158,26 @@ describe('rankMemories', () => {
   });
 });
 
+describe('scores', () => {
+  it('halves recency every half-life from the later of creation and last use, and never exceeds 1 for a future time', () => {
+    const weights = { ...DEFAULT_RANKING_WEIGHTS, relevance: 0, importance: 0, recency: 1 };
+    const at = (days: number, lastUsedDays?: number) =>
+      scoreMemory(
+        memory('m', {
+          createdAt: daysAgo(days),
+          lastAccessedAt: lastUsedDays === undefined ? null : daysAgo(lastUsedDays),
+        }),
+        0,
+        now.getTime(),
+        weights,
+      );
+    expect(at(30)).toBeCloseTo(0.5, 12);
+    expect(at(60)).toBeCloseTo(0.25, 12);
+    expect(at(60, 30)).toBeCloseTo(0.5, 12);
+    expect(at(-5)).toBe(1);
+  });
+});
+
 describe('scoreAndRankMemories with a limit', () => {
   it('gives the first memories of the whole ranking, ties included, for every limit', () => {
     // a fixed pseudo-random sequence: many exact ties of score, of time and of both

@@ -71,49 +71,87 @@ export function scoreAndRankMemories<T extends RankCandidate>(
 ): Array<{ memory: T; score: number }> {
   const scores = scoresOf(candidates, now.getTime(), weights);
   // higher score first; ties keep the newer memory first, then the id
-  const order = (a: number, b: number) =>
-    scores[b] - scores[a] ||
-    candidates[b].createdAt.getTime() - candidates[a].createdAt.getTime() ||
-    candidates[a].id.localeCompare(candidates[b].id);
+  const order = (a: number, b: number) => scores[b] - scores[a] || tieOrder(candidates[a], candidates[b]);
   const ranked =
     limit >= candidates.length
       ? Array.from(candidates, (_, index) => index).sort(order)
-      : firstInOrder(candidates.length, limit, order);
+      : firstInOrder(scores, limit, (a, b) => tieOrder(candidates[a], candidates[b]));
   return ranked.map((index) => ({ memory: candidates[index], score: scores[index] }));
 }
 
-/** Each candidate's score, in the order given. */
+/** Between equal scores: the newer memory first, then the id. */
+function tieOrder(a: RankCandidate, b: RankCandidate): number {
+  return b.createdAt.getTime() - a.createdAt.getTime() || a.id.localeCompare(b.id);
+}
+
+/**
+ * Each candidate's score, in the order given. A chat scores every candidate of the profile (about as
+ * many as it has memories) to keep ten, so this is one loop with the weights and the recency rate
+ * worked out once.
+ */
 function scoresOf(candidates: readonly RankCandidate[], nowMs: number, weights: RankingWeights): number[] {
   const scores = relevanceOf(candidates, weights.semanticShare);
+  const rate = recencyRate(weights);
   let anchored = false;
   for (let index = 0; index < candidates.length; index++) {
     const candidate = candidates[index];
-    scores[index] = scoreMemory(candidate, scores[index], nowMs, weights);
+    scores[index] =
+      weights.relevance * scores[index] +
+      weights.importance * candidate.importance * candidate.decayFactor +
+      weights.recency * recencyOf(candidate, nowMs, rate);
     if (candidate.anchorId) anchored = true;
   }
   if (anchored) {
-    // a memory found next to a match is evidence by association: it never outranks that match
-    const anchorScores = new Map<string, number | undefined>();
-    for (const { anchorId } of candidates) if (anchorId) anchorScores.set(anchorId, undefined);
-    candidates.forEach(({ id }, index) => {
-      if (anchorScores.has(id)) anchorScores.set(id, scores[index]);
-    });
-    candidates.forEach(({ anchorId }, index) => {
-      const anchorScore = anchorId ? anchorScores.get(anchorId) : undefined;
-      if (anchorScore !== undefined && scores[index] >= anchorScore) scores[index] = anchorScore - 1e-9;
-    });
+    // a memory found next to a match is evidence by association: it never outranks that match (as
+    // the match scored before any of this)
+    const uncapped = scores.slice();
+    for (let index = 0; index < candidates.length; index++) {
+      const { anchorId } = candidates[index];
+      if (!anchorId) continue;
+      // the anchors are the strongest matches, which come first
+      const anchor = candidates.findIndex((candidate) => candidate.id === anchorId);
+      if (anchor >= 0 && scores[index] >= uncapped[anchor]) scores[index] = uncapped[anchor] - 1e-9;
+    }
   }
   return scores;
 }
 
-/** The first `count` of the indexes below `length` in `order` (a total order), as sorting them all would give. */
-function firstInOrder(length: number, count: number, order: (a: number, b: number) => number): number[] {
+/**
+ * Recency halves every `recencyHalfLifeDays`: 2^(-age / half-life), as e^(rate × age in ms), since
+ * Math.exp costs a third of Math.pow and every chat computes it for every candidate.
+ */
+function recencyRate(weights: RankingWeights): number {
+  return -Math.LN2 / (86_400_000 * weights.recencyHalfLifeDays);
+}
+
+/** The candidate's recency in (0, 1], from when it was created or last used, whichever is later. */
+function recencyOf(candidate: RankCandidate, nowMs: number, rate: number): number {
+  const created = candidate.createdAt.getTime();
+  const accessed = candidate.lastAccessedAt === null ? 0 : candidate.lastAccessedAt.getTime();
+  const ageMs = nowMs - (accessed > created ? accessed : created);
+  return ageMs > 0 ? Math.exp(rate * ageMs) : 1;
+}
+
+/**
+ * The indexes of the `count` highest scores, in the order sorting them all would give (higher score
+ * first, then `tie`), kept by insertion into a short list.
+ */
+function firstInOrder(
+  scores: readonly number[],
+  count: number,
+  tie: (a: number, b: number) => number,
+): number[] {
   const first: number[] = [];
   if (count <= 0) return first;
-  for (let index = 0; index < length; index++) {
-    if (first.length === count && order(index, first[count - 1]) >= 0) continue;
+  // whether index goes before the one listed at `at`
+  const before = (index: number, at: number) => {
+    const other = first[at];
+    return scores[index] > scores[other] || (scores[index] === scores[other] && tie(index, other) < 0);
+  };
+  for (let index = 0; index < scores.length; index++) {
+    if (first.length === count && !before(index, count - 1)) continue;
     let at = first.length === count ? count - 1 : first.length;
-    while (at > 0 && order(index, first[at - 1]) < 0) {
+    while (at > 0 && before(index, at - 1)) {
       first[at] = first[at - 1];
       at--;
     }
@@ -145,19 +183,16 @@ export function relevanceOf(candidates: readonly RankCandidate[], semanticShare 
   });
 }
 
-/** `nowMs`: now, in milliseconds since the epoch. */
+/** `nowMs`: now, in milliseconds since the epoch. One candidate's score, as `scoreAndRankMemories` scores it. */
 export function scoreMemory(
   candidate: RankCandidate,
   relevance: number,
   nowMs: number,
   weights: RankingWeights,
 ): number {
-  const lastUsed = Math.max(candidate.createdAt.getTime(), candidate.lastAccessedAt?.getTime() ?? 0);
-  const ageDays = Math.max(0, (nowMs - lastUsed) / 86_400_000);
-  const recency = Math.pow(0.5, ageDays / weights.recencyHalfLifeDays);
   return (
     weights.relevance * relevance +
     weights.importance * candidate.importance * candidate.decayFactor +
-    weights.recency * recency
+    weights.recency * recencyOf(candidate, nowMs, recencyRate(weights))
   );
 }
