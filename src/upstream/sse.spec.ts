@@ -135,6 +135,32 @@ describe('SseParser', () => {
     }
   });
 
+  it('drops a byte order mark at the start of the stream only, however the bytes are split', () => {
+    const bytes = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from('data: \ufeffa\n\ndata: b\n\n'),
+    ]);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      expect(parseInPieces(bytes, [cut])).toEqual([{ data: '\ufeffa' }, { data: 'b' }]);
+    }
+  });
+
+  it('decodes bytes that are not UTF-8 as replacement characters, a sequence cut by the end included', () => {
+    const bytes = Buffer.from([
+      ...Buffer.from('data: a'),
+      0xff,
+      0x62,
+      ...Buffer.from('\n\ndata: c'),
+      0xe2,
+      0x82,
+    ]);
+    expect(parseInPieces(bytes, [8])).toEqual([{ data: 'a\ufffdb' }]);
+    const parser = new SseParser();
+    parser.push(bytes);
+    parser.push('\n\n');
+    expect(parser.end()).toEqual([]);
+  });
+
   it('parses an async byte stream', async () => {
     async function* source(): AsyncGenerator<Buffer> {
       for (const piece of [SAMPLE.subarray(0, 10), SAMPLE.subarray(10)]) {
@@ -207,6 +233,20 @@ describe('ChatCompletionStreamAccumulator', () => {
     const accumulator = new ChatCompletionStreamAccumulator();
     accumulator.push('data: {"error":{"message":"boom","type":"server_error"}}\n\n');
     expect(accumulator.summary().error).toEqual({ message: 'boom', type: 'server_error' });
+    expect(accumulator.completedText()).toBeNull();
+  });
+
+  it("gives the first choice's text as the completed answer once a finish reason or [DONE] came", () => {
+    const finished = new ChatCompletionStreamAccumulator();
+    finished.push(chunk([{ index: 0, delta: { content: 'Hi' }, finish_reason: 'stop' }]));
+    expect(finished.completedText()).toBe('Hi');
+    const done = new ChatCompletionStreamAccumulator();
+    done.push(chunk([{ index: 1, delta: { content: 'other' }, finish_reason: null }]));
+    done.push('data: [DONE]\n\n');
+    expect(done.completedText()).toBe('');
+    const cut = new ChatCompletionStreamAccumulator();
+    cut.push(chunk([{ index: 0, delta: { content: 'partial' }, finish_reason: null }]));
+    expect(cut.completedText()).toBeNull();
   });
 
   it('counts non-chunk JSON and non-object choices as malformed without throwing', () => {

@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { isPlainObject, parseJsonObject } from '../common/json-values';
 import type { OpenAIUsage } from './openai-types';
 
@@ -21,7 +22,10 @@ const CR = 13;
  * inside a UTF-8 sequence or between the CR and LF of a line ending, and never throws on malformed input.
  */
 export class SseParser {
-  private readonly decoder = new TextDecoder('utf-8');
+  /** UTF-8, a character split between chunks completed by the next (a third of TextDecoder's cost per chunk). */
+  private readonly decoder = new StringDecoder('utf8');
+  /** Until the first decoded character: a byte order mark there is not part of the stream. */
+  private atStart = true;
   private readonly maxEventChars: number;
   private pending = '';
   private skipNextLf = false;
@@ -43,7 +47,7 @@ export class SseParser {
   }
 
   push(chunk: Uint8Array | string): SseEvent[] {
-    const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+    const text = typeof chunk === 'string' ? chunk : this.decoded(this.decoder.write(chunk));
     const events: SseEvent[] = [];
     this.consume(text, events);
     return events;
@@ -52,10 +56,17 @@ export class SseParser {
   /** Flushes the decoder. An event not terminated by a blank line is discarded, as the SSE spec requires. */
   end(): SseEvent[] {
     const events: SseEvent[] = [];
-    this.consume(this.decoder.decode(), events);
+    this.consume(this.decoded(this.decoder.end()), events);
     this.pending = '';
     this.resetEvent();
     return events;
+  }
+
+  /** Decoded text, without the byte order mark the stream may start with. */
+  private decoded(text: string): string {
+    if (!this.atStart || text.length === 0) return text;
+    this.atStart = false;
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   }
 
   private consume(text: string, events: SseEvent[]): void {
@@ -68,8 +79,12 @@ export class SseParser {
     for (let i = start; i < text.length; i++) {
       const code = text.charCodeAt(i);
       if (code !== LF && code !== CR) continue;
-      this.completeLine(this.pending + text.slice(lineStart, i), events);
-      this.pending = '';
+      if (this.pending === '') this.completeLine(text, lineStart, i, events);
+      else {
+        const line = this.pending + text.slice(lineStart, i);
+        this.pending = '';
+        this.completeLine(line, 0, line.length, events);
+      }
       if (code === CR) {
         if (i + 1 === text.length) this.skipNextLf = true;
         else if (text.charCodeAt(i + 1) === LF) i++;
@@ -90,22 +105,24 @@ export class SseParser {
     this.pending += rest;
   }
 
-  private completeLine(line: string, events: SseEvent[]): void {
+  /** The line `text` holds from `start` to `end`, without its line ending. */
+  private completeLine(text: string, start: number, end: number, events: SseEvent[]): void {
     if (this.discardingLine) {
       this.discardingLine = false;
       this.eventOversized = true;
       return;
     }
-    if (line.length === 0) {
+    if (start === end) {
       this.dispatch(events);
       return;
     }
-    if (line.charCodeAt(0) === 0x3a /* ':' comment */) return;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.charCodeAt(0) === 0x20) value = value.slice(1);
-    this.applyField(field, value);
+    if (text.charCodeAt(start) === 0x3a /* ':' comment */) return;
+    let colon = text.indexOf(':', start);
+    if (colon >= end) colon = -1;
+    const field = colon === -1 ? text.slice(start, end) : text.slice(start, colon);
+    let valueStart = colon === -1 ? end : colon + 1;
+    if (valueStart < end && text.charCodeAt(valueStart) === 0x20) valueStart++;
+    this.applyField(field, text.slice(valueStart, end));
   }
 
   private applyField(field: string, value: string): void {
@@ -131,7 +148,8 @@ export class SseParser {
     if (this.eventOversized) {
       this.droppedCount++;
     } else if (this.dataLines.length > 0) {
-      const event: SseEvent = { data: this.dataLines.join('\n') };
+      const data = this.dataLines.length === 1 ? this.dataLines[0] : this.dataLines.join('\n');
+      const event: SseEvent = { data };
       if (this.eventType) event.event = this.eventType;
       if (this.lastEventId !== undefined) event.id = this.lastEventId;
       events.push(event);
@@ -140,7 +158,7 @@ export class SseParser {
   }
 
   private resetEvent(): void {
-    this.dataLines = [];
+    if (this.dataLines.length > 0) this.dataLines = [];
     this.dataChars = 0;
     this.eventType = undefined;
     this.eventOversized = false;
@@ -247,6 +265,12 @@ export class ChatCompletionStreamAccumulator extends SseEventReader {
 
   text(choiceIndex = 0): string {
     return (this.parts.get(choiceIndex) ?? []).join('');
+  }
+
+  /** The answer of the first choice when the stream finished (a finish reason or `[DONE]`) without an error event; else null. */
+  completedText(): string | null {
+    const finished = this.sawDone || this.finishReasons.size > 0;
+    return finished && this.error === undefined ? this.text(0) : null;
   }
 
   summary(): ChatStreamSummary {

@@ -22,11 +22,7 @@ export const openAiChatExchange: UpstreamExchange = verbatimExchange({
     return {
       push: (chunk) => accumulator.push(chunk),
       end: () => accumulator.end(),
-      completedReply() {
-        const summary = accumulator.summary();
-        const finished = summary.sawDone || summary.finishReasonByChoice.size > 0;
-        return finished && summary.error === undefined ? accumulator.text(0) : null;
-      },
+      completedReply: () => accumulator.completedText(),
       fail: chatStreamFailure,
     };
   },
