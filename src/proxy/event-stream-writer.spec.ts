@@ -23,20 +23,13 @@ describe('EventStreamWriter', () => {
   let port: number;
   let sends: { count: number };
   let handle: (writer: EventStreamWriter) => Promise<void>;
+  let timing = { idleTimeoutMs: 1000, keepAliveMs: 0 };
 
   beforeAll(async () => {
     const app = express();
     app.get('/', (req: Request, res: Response) => {
       sends = countSends(req.socket);
-      const writer = new EventStreamWriter(
-        new ClientConnection(req, res),
-        200,
-        {},
-        {
-          idleTimeoutMs: 1000,
-          keepAliveMs: 0,
-        },
-      );
+      const writer = new EventStreamWriter(new ClientConnection(req, res), 200, {}, timing);
       void handle(writer);
     });
     server = app.listen(0, '127.0.0.1');
@@ -102,5 +95,23 @@ describe('EventStreamWriter', () => {
     });
     expect(body).toBe('data: late\n\n');
     expect(seenBeforeEnd).toBe(true);
+  });
+
+  it('sends keep-alive comments to every quiet stream open at once', async () => {
+    timing = { idleTimeoutMs: 1000, keepAliveMs: 40 };
+    try {
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      handle = async (writer) => {
+        await writer.write('data: start\n\n');
+        await pause(200);
+        writer.end('data: [DONE]\n\n');
+      };
+      const quiet = await Promise.all([fetchStream(), fetchStream(), fetchStream()]);
+      for (const { body } of quiet) {
+        expect(body).toMatch(/^data: start\n\n(: keep-alive\n\n)+data: \[DONE\]\n\n$/);
+      }
+    } finally {
+      timing = { idleTimeoutMs: 1000, keepAliveMs: 0 };
+    }
   });
 });

@@ -26,7 +26,7 @@ export class EventStreamWriter {
   private corked = false;
   private atEventBoundary = true;
   private lastWriteAt = Date.now();
-  private readonly keepAliveTimer: NodeJS.Timeout | undefined;
+  private readonly keepAlives: KeepAliveSweep | undefined;
 
   constructor(
     private readonly client: ClientConnection,
@@ -36,29 +36,33 @@ export class EventStreamWriter {
   ) {
     const { res } = client;
     res.status(status);
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    for (const name in headers) res.setHeader(name, headers[name]);
     res.setHeader('content-type', 'text/event-stream; charset=utf-8');
     res.setHeader('cache-control', 'no-cache');
     res.setHeader('x-accel-buffering', 'no');
     this.holdForThisTurn();
     res.flushHeaders();
     if (timing.keepAliveMs > 0) {
-      this.keepAliveTimer = setInterval(() => this.keepAlive(), Math.max(10, timing.keepAliveMs / 4));
-      this.keepAliveTimer.unref();
+      this.keepAlives = KeepAliveSweep.every(Math.max(10, timing.keepAliveMs / 4));
+      this.keepAlives.add(this);
     }
   }
 
-  /** Writes one piece; false when the client has gone or was cut for not reading. */
-  async write(piece: string | Buffer): Promise<boolean> {
+  /**
+   * Writes one piece: true when the client takes more, false when it has gone or was cut for not
+   * reading; a promise of that only when the client's buffer is full and it waits for the client.
+   */
+  write(piece: string | Buffer): boolean | Promise<boolean> {
     if (piece.length === 0) return !this.client.gone;
     if (this.client.gone || this.client.res.writableEnded) return false;
     this.atEventBoundary = endsEvent(piece);
     this.lastWriteAt = Date.now();
     this.holdForThisTurn();
     if (this.client.res.write(piece)) return true;
-    const outcome = await waitForDrain(this.client.res, this.timing.idleTimeoutMs);
-    if (outcome === 'timeout') this.client.cut();
-    return outcome === 'drained' && !this.client.gone;
+    return waitForDrain(this.client.res, this.timing.idleTimeoutMs).then((outcome) => {
+      if (outcome === 'timeout') this.client.cut();
+      return outcome === 'drained' && !this.client.gone;
+    });
   }
 
   end(last?: string | Buffer): void {
@@ -69,7 +73,7 @@ export class EventStreamWriter {
   }
 
   stop(): void {
-    clearInterval(this.keepAliveTimer);
+    this.keepAlives?.delete(this);
   }
 
   /** Corks the response until the current turn's other writes are done (ending it sends at once). */
@@ -84,12 +88,54 @@ export class EventStreamWriter {
     });
   }
 
-  private keepAlive(): void {
-    if (this.client.gone || this.client.res.writableEnded) return this.stop();
-    if (!this.atEventBoundary || Date.now() - this.lastWriteAt < this.timing.keepAliveMs) return;
-    if (this.client.res.writableNeedDrain) return;
-    this.lastWriteAt = Date.now();
+  /** Sends a comment when the stream has been quiet for the keep-alive time; false once it is over. */
+  keepAlive(now: number): boolean {
+    if (this.client.gone || this.client.res.writableEnded) return false;
+    if (!this.atEventBoundary || now - this.lastWriteAt < this.timing.keepAliveMs) return true;
+    if (this.client.res.writableNeedDrain) return true;
+    this.lastWriteAt = now;
     this.client.res.write(KEEP_ALIVE);
+    return true;
+  }
+}
+
+/**
+ * One timer for the keep-alives of every open stream (per period), running while any is open: a timer
+ * made and cleared for each stream cost a short answer's stream more than its keep-alive is worth.
+ */
+class KeepAliveSweep {
+  private static readonly byPeriod = new Map<number, KeepAliveSweep>();
+  private readonly writers = new Set<EventStreamWriter>();
+  private timer: NodeJS.Timeout | undefined;
+
+  private constructor(private readonly periodMs: number) {}
+
+  static every(periodMs: number): KeepAliveSweep {
+    let sweep = KeepAliveSweep.byPeriod.get(periodMs);
+    if (sweep === undefined) {
+      sweep = new KeepAliveSweep(periodMs);
+      KeepAliveSweep.byPeriod.set(periodMs, sweep);
+    }
+    return sweep;
+  }
+
+  add(writer: EventStreamWriter): void {
+    this.writers.add(writer);
+    if (this.timer === undefined) {
+      this.timer = setInterval(() => this.sweep(), this.periodMs);
+      this.timer.unref();
+    }
+  }
+
+  delete(writer: EventStreamWriter): void {
+    if (!this.writers.delete(writer) || this.writers.size > 0) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const writer of this.writers) if (!writer.keepAlive(now)) this.delete(writer);
   }
 }
 
