@@ -149,8 +149,11 @@ interface SummaryPart {
   byTraits: boolean[];
   /** The head when no memory repeats a sentence. */
   head: ContextHead;
-  /** The head last made without the sentences some memories repeat, by those sentences' indexes. */
-  lastWithout: { indexes: string; head: ContextHead } | null;
+  /**
+   * Heads made without the sentences some memories repeat, by those sentences' indexes: the last
+   * HEADS_WITHOUT of them (a user's chats carry a few sets of memories again and again).
+   */
+  without: Map<string, ContextHead>;
 }
 
 function summaryPartOf(traits: TraitPart, summary: string): SummaryPart {
@@ -158,7 +161,7 @@ function summaryPartOf(traits: TraitPart, summary: string): SummaryPart {
   const split = splitSummary(summary);
   const byTraits = split.sentences.map(() => false);
   for (const said of traits.said) for (const index of split.byText.get(said) ?? []) byTraits[index] = true;
-  const part: SummaryPart = { summary, split, byTraits, head: OPENING_ONLY, lastWithout: null };
+  const part: SummaryPart = { summary, split, byTraits, head: OPENING_ONLY, without: new Map() };
   part.head = headOf(traits, split.sentences.filter((_, index) => !byTraits[index]).join(' '));
   traits.summary = part;
   return part;
@@ -188,15 +191,19 @@ function repeatedByMemories(summary: SummaryPart, memories: readonly MemoryText[
   return repeated?.sort((a, b) => a - b);
 }
 
-/** The head without the summary sentences in `repeated`; the last one made is kept (a user's chats often carry the same memories). */
+const HEADS_WITHOUT = 8;
+
+/** The head without the summary sentences in `repeated`. */
 function headWithout(summary: SummaryPart, traits: TraitPart, repeated: number[]): ContextHead {
   const indexes = repeated.join(',');
-  if (summary.lastWithout?.indexes === indexes) return summary.lastWithout.head;
+  const known = summary.without.get(indexes);
+  if (known) return known;
   const kept = summary.split.sentences.filter(
     (_, index) => !summary.byTraits[index] && !repeated.includes(index),
   );
   const head = headOf(traits, kept.join(' '));
-  summary.lastWithout = { indexes, head };
+  if (summary.without.size >= HEADS_WITHOUT) summary.without.delete(summary.without.keys().next().value!);
+  summary.without.set(indexes, head);
   return head;
 }
 
