@@ -51,7 +51,8 @@ const NEGATIONS = new Set(splitWords('not no never nobody nothing neither nor ha
 export function splitIntoSentences(text: string): string[] {
   const sentences: string[] = [];
   let inFence = false;
-  for (const line of text.split(/\r\n|\r|\n/)) {
+  const lines = text.includes('\n') || text.includes('\r') ? text.split(/\r\n|\r|\n/) : [text];
+  for (const line of lines) {
     const trimmed = line.trim();
     if (trimmed.startsWith('```')) {
       inFence = !inFence;
@@ -74,18 +75,24 @@ function splitLine(line: string, into: string[]): void {
   pushSentence(line.slice(start), into);
 }
 
+/**
+ * A run of white space that is not one plain space: collapsing only these gives what collapsing every
+ * run gives, without making a new string for a sentence whose words are one space apart.
+ */
+const SPACE_TO_COLLAPSE = / \s+|[^\S ]\s*/g;
+
 function pushSentence(raw: string, into: string[]): void {
-  const sentence = raw.replace(/\s+/g, ' ').trim();
+  const sentence = raw.replace(SPACE_TO_COLLAPSE, ' ').trim();
   if (sentence !== '') into.push(sentence);
 }
 
+/** Text without a character beyond ASCII: its letters and digits are a-z and 0-9 once lower-cased. */
+const ASCII_ONLY = /^[\u0000-\u007f]*$/; // eslint-disable-line no-control-regex -- every ASCII character is the point
+
 export function lowerCaseWords(text: string): string[] {
-  return (
-    text
-      .toLowerCase()
-      .replace(/’/g, "'")
-      .match(/[\p{L}\p{M}\p{N}'-]+/gu) ?? []
-  );
+  const lower = text.toLowerCase();
+  if (ASCII_ONLY.test(lower)) return lower.match(/[a-z0-9'-]+/g) ?? [];
+  return lower.replace(/’/g, "'").match(/[\p{L}\p{M}\p{N}'-]+/gu) ?? [];
 }
 
 export function analyseSentence(original: string): AnalysedSentence {
