@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { finished, type Readable } from 'node:stream';
 import { ServingLoad } from '../common/serving-load';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -16,6 +15,7 @@ import { ClientConnection } from './client-connection';
 import type { BuiltContext } from '../context/context-text';
 import { ContextService } from '../context/context.service';
 import { EventStreamWriter } from './event-stream-writer';
+import { relayChunks } from './relay-chunks';
 import type { UpstreamExchange } from './exchanges/upstream-exchange';
 import { UpstreamExchanges } from './exchanges/upstream-exchanges';
 import type { InboundProtocol, InboundTurn } from './inbound/inbound-protocol';
@@ -160,41 +160,6 @@ export class RelayPipeline {
       traitOverrides: turn.traitOverrides,
     });
   }
-}
-
-/**
- * Hands each chunk of `body` to `relay` as it arrives, pausing the body while a chunk waits for the
- * client: true once the body ended, false as soon as `relay` says the client takes no more (the body is
- * then left to the caller); rejects when the body fails. Events rather than an async iterator, whose
- * promises per chunk and set-up cost a short stream more than relaying it.
- */
-function relayChunks(body: Readable, relay: (chunk: Buffer) => boolean | Promise<boolean>): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const settle = (error: Error | null | undefined, ended: boolean) => {
-      if (settled) return;
-      settled = true;
-      body.off('data', onData);
-      if (error) reject(error);
-      else resolve(ended);
-    };
-    const onData = (chunk: Buffer) => {
-      if (settled) return;
-      const taken = relay(chunk);
-      if (taken === true) return;
-      if (taken === false) return settle(null, false);
-      body.pause();
-      taken.then(
-        (more) => {
-          if (!more) settle(null, false);
-          else if (!settled) body.resume();
-        },
-        (error: unknown) => settle(error instanceof Error ? error : new Error(String(error)), false),
-      );
-    };
-    body.on('data', onData);
-    finished(body, (error) => settle(error, true));
-  });
 }
 
 /** The context's size for clients (`x-service-context`), and its ids when debugging. */
