@@ -16,6 +16,8 @@ export function relayChunks(
       if (settled) return;
       settled = true;
       body.off('data', onData);
+      // a body left flowing would read on into nobody
+      if (!ended) body.pause();
       if (error) reject(error);
       else resolve(ended);
     };
