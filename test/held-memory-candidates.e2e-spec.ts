@@ -72,9 +72,19 @@ describe('Candidates ranked in the process, against the context statement', () =
     return [...brought, ...standing].sort(byId);
   }
 
-  async function inProcess(question: string, perSource: number, id = profileId): Promise<Candidate[]> {
-    const statement = heldProfileStatement({ id }, question, null);
+  /** The held statement's row for the question, sending what `held` does not hold. */
+  async function readHeld(
+    id: string,
+    question: string,
+    held: HeldProfileVersions | null,
+  ): Promise<HeldProfileStatementRow> {
+    const statement = heldProfileStatement({ id }, question, held);
     const [row]: HeldProfileStatementRow[] = await t.dataSource.query(statement.text, statement.values);
+    return row;
+  }
+
+  async function inProcess(question: string, perSource: number, id = profileId): Promise<Candidate[]> {
+    const row = await readHeld(id, question, null);
     expect(row.fingerprint).toMatch(/^[0-9a-f]{32}$/);
     const held = HeldMemoryCandidates.from(row.memories!)!;
     return held
@@ -133,11 +143,7 @@ describe('Candidates ranked in the process, against the context statement', () =
        FROM generate_series(1, 20) AS n`,
       [id],
     );
-    const read = async (held: HeldProfileVersions | null) => {
-      const statement = heldProfileStatement({ id }, 'What about jazz on day 3?', held);
-      const [row]: HeldProfileStatementRow[] = await t.dataSource.query(statement.text, statement.values);
-      return row;
-    };
+    const read = (held: HeldProfileVersions | null) => readHeld(id, 'What about jazz on day 3?', held);
     const first = await read(null);
     expect(first.memories).toHaveLength(20);
     const held = HeldMemoryCandidates.from(first.memories!)!;
@@ -198,11 +204,7 @@ describe('Candidates ranked in the process, against the context statement', () =
        FROM generate_series(1, 12) AS n`,
       [id],
     );
-    const read = async (held: HeldProfileVersions | null) => {
-      const statement = heldProfileStatement({ id }, 'Where did Maria play chess?', held);
-      const [row]: HeldProfileStatementRow[] = await t.dataSource.query(statement.text, statement.values);
-      return row;
-    };
+    const read = (held: HeldProfileVersions | null) => readHeld(id, 'Where did Maria play chess?', held);
     const first = await read(null);
     const held = HeldMemoryCandidates.from(first.memories!)!;
     // "last accessed" as MemoryTouches writes it: a new row version, nothing else changed

@@ -162,7 +162,7 @@ function summaryPartOf(traits: TraitPart, summary: string): SummaryPart {
   const byTraits = split.sentences.map(() => false);
   for (const said of traits.said) for (const index of split.byText.get(said) ?? []) byTraits[index] = true;
   const part: SummaryPart = { summary, split, byTraits, head: OPENING_ONLY, without: new Map() };
-  part.head = headOf(traits, split.sentences.filter((_, index) => !byTraits[index]).join(' '));
+  part.head = headOf(traits, keptSummary(part, []));
   traits.summary = part;
   return part;
 }
@@ -198,31 +198,28 @@ function headWithout(summary: SummaryPart, traits: TraitPart, repeated: number[]
   const indexes = repeated.join(',');
   const known = summary.without.get(indexes);
   if (known) return known;
-  const kept = summary.split.sentences.filter(
-    (_, index) => !summary.byTraits[index] && !repeated.includes(index),
-  );
-  const head = headOf(traits, kept.join(' '));
+  const head = headOf(traits, keptSummary(summary, repeated));
   if (summary.without.size >= HEADS_WITHOUT) summary.without.delete(summary.without.keys().next().value!);
   summary.without.set(indexes, head);
   return head;
 }
 
+/** The summary's sentences that neither a trait nor the memories (`repeated`) repeat. */
+function keptSummary(summary: SummaryPart, repeated: readonly number[]): string {
+  return summary.split.sentences
+    .filter((_, index) => !summary.byTraits[index] && !repeated.includes(index))
+    .join(' ');
+}
+
 /**
  * The summary without the sentences that only repeat a trait's value or a memory that goes in with it
  * ("Location: Oslo." next to the location trait, "Noted: User has two kids." next to that memory), so
- * that the model reads each fact once and the budget goes to facts it would not otherwise see.
+ * that the model reads each fact once and the budget goes to facts it would not otherwise see: the
+ * summary as `buildContextText` gives it (before it is made data).
  */
 export function summaryBesides(summary: string, traits: ContextTrait[], memories: ContextMemory[]): string {
-  const split = splitSummary(summary);
-  if (split.sentences.length === 0) return '';
-  const repeated = new Set<number>();
-  const leaveOut = (said: string) => {
-    for (const index of split.byText.get(said) ?? []) repeated.add(index);
-  };
-  for (const trait of traits) leaveOut(sameText(renderValue(trait.value)));
-  for (const memory of memories) leaveOut(memoryText(memory).said);
-  if (repeated.size === 0) return split.whole;
-  return split.sentences.filter((_, index) => !repeated.has(index)).join(' ');
+  const part = summaryPartOf(traitPartOf(traits), summary);
+  return keptSummary(part, repeatedByMemories(part, memories.map(memoryText)) ?? []);
 }
 
 /** A summary's sentences that say something, and where each text a sentence is compared by is found. */
@@ -230,8 +227,6 @@ interface SplitSummary {
   sentences: string[];
   /** Sentence indexes by the texts they are compared by: as written and after a leading label (sameText). */
   byText: Map<string, number[]>;
-  /** The sentences joined: the summary when nothing in the context repeats one. */
-  whole: string;
 }
 
 /**
@@ -261,7 +256,7 @@ function splitSummary(summary: string): SplitSummary {
       sentences.push(sentence);
     }
   }
-  const split = { sentences, byText, whole: sentences.join(' ') };
+  const split = { sentences, byText };
   if (splitSummaryChars + summary.length > REMEMBERED_SUMMARY_CHARS) {
     splitSummaries.clear();
     splitSummaryChars = 0;

@@ -95,10 +95,7 @@ function scoresOf(candidates: readonly RankCandidate[], nowMs: number, weights: 
   let anchored = false;
   for (let index = 0; index < candidates.length; index++) {
     const candidate = candidates[index];
-    scores[index] =
-      weights.relevance * scores[index] +
-      weights.importance * candidate.importance * candidate.decayFactor +
-      weights.recency * recencyOf(candidate, nowMs, rate);
+    scores[index] = scoreAt(candidate, scores[index], nowMs, weights, rate);
     if (candidate.anchorId) anchored = true;
   }
   if (anchored) {
@@ -190,9 +187,20 @@ export function scoreMemory(
   nowMs: number,
   weights: RankingWeights,
 ): number {
+  return scoreAt(candidate, relevance, nowMs, weights, recencyRate(weights));
+}
+
+/** The score, with the recency rate of `weights` given (`recencyRate`). */
+function scoreAt(
+  candidate: RankCandidate,
+  relevance: number,
+  nowMs: number,
+  weights: RankingWeights,
+  rate: number,
+): number {
   return (
     weights.relevance * relevance +
     weights.importance * candidate.importance * candidate.decayFactor +
-    weights.recency * recencyOf(candidate, nowMs, recencyRate(weights))
+    weights.recency * recencyOf(candidate, nowMs, rate)
   );
 }

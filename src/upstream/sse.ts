@@ -117,8 +117,9 @@ export class SseParser {
       return;
     }
     if (text.charCodeAt(start) === 0x3a /* ':' comment */) return;
-    let colon = text.indexOf(':', start);
-    if (colon >= end) colon = -1;
+    // searched within the line only: a search to the end of the chunk for every line would be quadratic
+    let colon = -1;
+    for (let i = start; i < end && colon === -1; i++) if (text.charCodeAt(i) === 0x3a) colon = i;
     const field = colon === -1 ? text.slice(start, end) : text.slice(start, colon);
     let valueStart = colon === -1 ? end : colon + 1;
     if (valueStart < end && text.charCodeAt(valueStart) === 0x20) valueStart++;
