@@ -296,6 +296,10 @@ function printThroughputTable(report: ThroughputReport): void {
   console.log(
     `| one request at a time | ${s.direct.throughput} (${s.direct.p50Ms} ms) | ${s.floor.throughput} (${s.floor.p50Ms} / ${s.floor.p99Ms}; added ${s.floorAddedP50Ms} / ${s.floorAddedP99Ms}) | ${s.service.throughput} (${s.service.p50Ms} / ${s.service.p99Ms}) | | ${s.addedP50Ms} / ${s.addedP99Ms} | ${cpu(s.floor)} / ${cpu(s.service)} | |`,
   );
+  const streams = s.streamFirstChunk;
+  console.log(
+    `| one stream at a time, time to first chunk | ${streams.direct.throughput} (${streams.direct.p50Ms} ms) | | ${streams.service.throughput} (${streams.service.p50Ms} / ${streams.service.p99Ms}) | | ${streams.addedP50Ms} / ${streams.addedP99Ms} | | |`,
+  );
   const sustained = report.sustained;
   console.log(
     `\nlearning every turn, rounds back to back: ${sustained.service.throughput} req/s (p50 / p99 ${sustained.service.p50Ms} / ${sustained.service.p99Ms} ms), event loop held at most ${sustained.eventLoopLagMaxMs} ms; during the load ${during(sustained.service)}`,

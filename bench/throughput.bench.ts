@@ -62,6 +62,11 @@ export interface ThroughputReport {
     addedP99Ms: number;
     floorAddedP50Ms: number;
     floorAddedP99Ms: number;
+    /**
+     * Streams one at a time, to the first chunk: what the service adds before a stream's first chunk
+     * when it is not queueing behind 31 others (at 32 connections the added time is mostly queueing).
+     */
+    streamFirstChunk: { direct: LoadResult; service: LoadResult; addedP50Ms: number; addedP99Ms: number };
   };
 }
 
@@ -231,6 +236,9 @@ export async function benchThroughput(
       service: [] as MeasuredLoad[],
     };
     const serialPlain = { requests: serialCount, concurrency: 1, next: withoutService(serialSpec) };
+    const serialStreamSpec = chat({ stream: true, skipExtraction: true, oneUser: false });
+    const serialStreams = { direct: [] as LoadResult[], service: [] as LoadResult[] };
+    const firstChunks = { requests: serialCount, concurrency: 1, firstChunk: true };
     for (let r = 0; r < ROUNDS; r++) {
       serialRounds.direct.push(await runLoad(upstreamOrigin, 'direct', serialPlain));
       serialRounds.floor.push(
@@ -243,8 +251,17 @@ export async function benchThroughput(
           { settled: quiet },
         ),
       );
+      serialStreams.direct.push(
+        await runLoad(upstreamOrigin, 'direct', { ...firstChunks, next: withoutService(serialStreamSpec) }),
+      );
+      serialStreams.service.push(
+        await runLoad(service.url, 'service', { ...firstChunks, next: serialStreamSpec }),
+      );
+      await quiet();
     }
     const direct = medianRound(serialRounds.direct);
+    const streamDirect = medianRound(serialStreams.direct);
+    const streamService = medianRound(serialStreams.service);
     const floorSerial = medianRound(serialRounds.floor);
     const served = medianRound(serialRounds.service);
     return {
@@ -262,6 +279,12 @@ export async function benchThroughput(
         addedP99Ms: round(served.p99Ms - direct.p99Ms),
         floorAddedP50Ms: round(floorSerial.p50Ms - direct.p50Ms),
         floorAddedP99Ms: round(floorSerial.p99Ms - direct.p99Ms),
+        streamFirstChunk: {
+          direct: streamDirect,
+          service: streamService,
+          addedP50Ms: round(streamService.p50Ms - streamDirect.p50Ms),
+          addedP99Ms: round(streamService.p99Ms - streamDirect.p99Ms),
+        },
       },
     };
   } finally {
