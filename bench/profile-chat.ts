@@ -23,6 +23,7 @@ import { chatRequests, seed, waitForQuiet } from './throughput.bench';
  *   too, and printed apart;
  * - PROFILE_LEARNT=1: a learning load runs first, unprofiled, so that the profiled one meets profiles
  *   that have learnt (summaries, more traits and memories);
+ * - PROFILE_ONE_USER=1: every request on one user's profile (the suite's "one user" row);
  * - PROFILE_STREAM=1: streamed answers; PROFILE_STRACE=<file>: the system calls, counted by strace;
  * - PROFILE_JSON=<file>: the load's time by function (self and inclusive), in µs per request.
  */
@@ -68,11 +69,12 @@ async function main(): Promise<void> {
     await waitForQuiet(service.url);
   }
   const stream = process.env.PROFILE_STREAM === '1';
+  const oneUser = process.env.PROFILE_ONE_USER === '1';
   // learnt from by the profiled load only, so that the warm-up does not change the profiles
   await runLoad(service.url, 'warm-up', {
     requests: Number(process.env.PROFILE_WARM_UP ?? '6000'),
     concurrency: Number(process.env.PROFILE_CONCURRENCY ?? '32'),
-    next: chatRequests({ stream, skipExtraction: true, oneUser: false }),
+    next: chatRequests({ stream, skipExtraction: true, oneUser }),
     firstChunk: stream,
   });
   await waitForQuiet(service.url);
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
   const result = await runLoad(service.url, 'chat', {
     requests: Number(process.env.PROFILE_REQUESTS ?? '6000'),
     concurrency: Number(process.env.PROFILE_CONCURRENCY ?? '32'),
-    next: chatRequests({ stream, skipExtraction, oneUser: false }),
+    next: chatRequests({ stream, skipExtraction, oneUser }),
     firstChunk: stream,
   });
   const loadEndAt = Date.now();
