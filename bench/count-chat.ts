@@ -1,0 +1,194 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, openSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { startBenchUpstream } from './fake-upstream';
+import { freePort } from './free-port';
+import { runLoad } from './load';
+import { productionNodeFlags, ServiceProcess, THIS_BUILD_MAIN } from './service-process';
+import { chatRequests, seed, waitForQuiet } from './throughput.bench';
+
+/**
+ * `node dist/bench/count-chat.js`: the instructions the service executes per chat, counted by valgrind's
+ * callgrind, where time-based measures on a shared 2-vCPU machine vary by a fifth from round to round.
+ * The service runs under callgrind on the PostgreSQL server (a database of its own, seeded as the
+ * throughput suite seeds it), uninstrumented through its start and a warm-up; each round then turns
+ * the counting on, runs the chats, waits for the work they left, and dumps the counts per thread. The
+ * main thread's count is the relay's own work; V8's compilation (mostly on its worker threads) and the
+ * other threads are printed apart. Kernel time is not counted. The counted chats run about a hundred
+ * times slower than natively (1,000 in 40 to 55 s). Settings:
+ * - DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres): the server;
+ * - COUNT_MAIN: the build to count (another build's main.js), else this one;
+ * - COUNT_REQUESTS (default 1000) per round, COUNT_ROUNDS (default 3), COUNT_WARM_UP (default 4000),
+ *   COUNT_CONCURRENCY (default 8);
+ * - COUNT_STREAM=1: streamed answers; COUNT_LEARN=1: the turns are learnt from (one in ten tells a fact);
+ * - COUNT_TOP (default 0): the main thread's N costliest functions of the last round, compilation left out.
+ */
+async function main(): Promise<void> {
+  const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const requests = Number(process.env.COUNT_REQUESTS ?? '1000');
+  const rounds = Number(process.env.COUNT_ROUNDS ?? '3');
+  const concurrency = Number(process.env.COUNT_CONCURRENCY ?? '8');
+  const stream = process.env.COUNT_STREAM === '1';
+  const dir = mkdtempSync(join(tmpdir(), 'pms-count-'));
+  const upstream = await startBenchUpstream();
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  const database = `pms_count_${process.pid}`;
+  await admin.query(`CREATE DATABASE ${database}`);
+  const env = {
+    DATABASE_URL: adminUrl.replace(/\/[^/]*$/, `/${database}`),
+    UPSTREAM_BASE_URL: upstream.url,
+    UPSTREAM_API_KEY: 'bench',
+    EXTRACTOR: 'heuristic',
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'info',
+  };
+  let counted: Counted | null = null;
+  try {
+    // seeded natively: under valgrind the seeding alone would take many minutes
+    const seeding = await ServiceProcess.start(env, [], { stdoutFile: join(dir, 'seeding.log') });
+    await seed(seeding.url);
+    await seeding.stop();
+    counted = await Counted.start(env, process.env.COUNT_MAIN ?? THIS_BUILD_MAIN, dir);
+    const next = chatRequests({ stream, skipExtraction: process.env.COUNT_LEARN !== '1', oneUser: false });
+    const warmUp = Number(process.env.COUNT_WARM_UP ?? '4000');
+    await runLoad(counted.url, 'warm-up', { requests: warmUp, concurrency, next, firstChunk: stream });
+    await waitForQuiet(counted.url);
+    for (let round = 1; round <= rounds; round++) {
+      counted.control('-i', 'on');
+      counted.control('-z');
+      const offset = warmUp + (round - 1) * requests;
+      const result = await runLoad(counted.url, 'counted', {
+        requests,
+        concurrency,
+        next: (i) => next(offset + i),
+        firstChunk: stream,
+      });
+      await waitForQuiet(counted.url);
+      counted.control('-d');
+      counted.control('-i', 'off');
+      const { byThread, top } = countsOf(dir, counted.pid, round);
+      const perChat = (instructions: number) => `${Math.round(instructions / requests / 1000)}k`;
+      console.log(
+        `round ${round}: ${result.errors} errors; instructions per chat: main thread ${perChat(byThread.main)}, ` +
+          `compiling on it ${perChat(byThread.mainCompiling)}; other threads ${perChat(byThread.other)}, ` +
+          `compiling on them ${perChat(byThread.otherCompiling)}`,
+      );
+      if (round === rounds) {
+        for (const [name, instructions] of top)
+          console.log(`  ${perChat(instructions).padStart(6)}  ${name}`);
+      }
+    }
+  } finally {
+    await counted?.stop();
+    await upstream.close();
+    await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+/** The service under callgrind, its counting off until `control('-i', 'on')`. */
+class Counted {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+  ) {}
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  static async start(env: Record<string, string>, main: string, dir: string): Promise<Counted> {
+    const port = await freePort();
+    const child = spawn(
+      'valgrind',
+      [
+        '--tool=callgrind',
+        // V8's generated code changes in place
+        '--smc-check=all-non-file',
+        '--instr-atstart=no',
+        '--separate-threads=yes',
+        `--callgrind-out-file=${join(dir, 'callgrind.%p')}`,
+        process.execPath,
+        ...productionNodeFlags(),
+        main,
+      ],
+      {
+        env: { ...process.env, ...env, ...VGDB_NAMES, PORT: String(port), HOST: '127.0.0.1' },
+        stdio: ['ignore', openSync(join(dir, 'service.log'), 'w'), openSync(join(dir, 'valgrind.log'), 'w')],
+      },
+    );
+    const counted = new Counted(child, `http://127.0.0.1:${port}`);
+    const deadline = Date.now() + 300_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`the service exited; see ${dir}`);
+      try {
+        if ((await fetch(`${counted.url}/health`)).ok) return counted;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    throw new Error(`the service did not start under valgrind; see ${dir}`);
+  }
+
+  /** callgrind_control's command for the service's process. */
+  control(...args: string[]): void {
+    // vgdb finds the process by files named after the user and host in the environment, as valgrind named them
+    execFileSync('callgrind_control', [...args, String(this.pid)], {
+      env: { ...process.env, ...VGDB_NAMES, HOST: '127.0.0.1' },
+      stdio: 'ignore',
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+const VGDB_NAMES = { USER: 'root', LOGNAME: 'root' };
+
+/** V8's parsing and compiling, by the names of its C++ parts. */
+const COMPILING =
+  /compiler::|maglev::|Maglev|Turbofan|Zone|interpreter::|Parser|Scanner|BytecodeGenerator|OptimizedCompilationJob/;
+
+/** The counts of the round's dump, by thread (thread 1 is the main thread) and compiling or not. */
+function countsOf(
+  dir: string,
+  pid: number,
+  round: number,
+): {
+  byThread: { main: number; mainCompiling: number; other: number; otherCompiling: number };
+  top: Array<[string, number]>;
+} {
+  const byThread = { main: 0, mainCompiling: 0, other: 0, otherCompiling: 0 };
+  const mainFunctions: Array<[string, number]> = [];
+  for (const file of readdirSync(dir).filter((name) => name.startsWith(`callgrind.${pid}.${round}-`))) {
+    const main = file.endsWith('-01');
+    const report = execFileSync('callgrind_annotate', ['--threshold=100', join(dir, file)], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
+    for (const line of report.split('\n')) {
+      const row = /^\s*([\d,]+) \([ \d.]+%\)\s+(.*)$/.exec(line);
+      if (!row || row[2].startsWith('PROGRAM TOTALS')) continue;
+      const instructions = Number(row[1].replaceAll(',', ''));
+      const compiling = COMPILING.test(row[2]);
+      if (main && !compiling) mainFunctions.push([row[2].replace(/^\?\?\?:/, ''), instructions]);
+      if (main) byThread[compiling ? 'mainCompiling' : 'main'] += instructions;
+      else byThread[compiling ? 'otherCompiling' : 'other'] += instructions;
+    }
+  }
+  const top = mainFunctions.sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.COUNT_TOP ?? '0'));
+  return { byThread, top };
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
