@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readdirSync } from 'node:fs';
+import { mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -23,7 +23,9 @@ import { chatRequests, seed, waitForQuiet } from './throughput.bench';
  * - COUNT_REQUESTS (default 1000) per round, COUNT_ROUNDS (default 3), COUNT_WARM_UP (default 4000),
  *   COUNT_CONCURRENCY (default 8);
  * - COUNT_STREAM=1: streamed answers; COUNT_LEARN=1: the turns are learnt from (one in ten tells a fact);
- * - COUNT_TOP (default 0): the main thread's N costliest functions of the last round, compilation left out.
+ * - COUNT_TOP (default 0): the main thread's N costliest functions of the last round, compilation left
+ *   out; COUNT_NAMES=1 names the JIT's code (`--perf-basic-prof`, whose map writing raises the counts:
+ *   compare totals without it).
  */
 async function main(): Promise<void> {
   const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -113,6 +115,8 @@ class Counted {
         `--callgrind-out-file=${join(dir, 'callgrind.%p')}`,
         process.execPath,
         ...productionNodeFlags(),
+        // names the JIT's code in /tmp/perf-<pid>.map, where callgrind sees only addresses
+        ...(process.env.COUNT_NAMES === '1' ? ['--perf-basic-prof'] : []),
         main,
       ],
       {
@@ -167,7 +171,8 @@ function countsOf(
   top: Array<[string, number]>;
 } {
   const byThread = { main: 0, mainCompiling: 0, other: 0, otherCompiling: 0 };
-  const mainFunctions: Array<[string, number]> = [];
+  const mainFunctions = new Map<string, number>();
+  const jitName = jitNames(pid);
   for (const file of readdirSync(dir).filter((name) => name.startsWith(`callgrind.${pid}.${round}-`))) {
     const main = file.endsWith('-01');
     const report = execFileSync('callgrind_annotate', ['--threshold=100', join(dir, file)], {
@@ -179,13 +184,46 @@ function countsOf(
       if (!row || row[2].startsWith('PROGRAM TOTALS')) continue;
       const instructions = Number(row[1].replaceAll(',', ''));
       const compiling = COMPILING.test(row[2]);
-      if (main && !compiling) mainFunctions.push([row[2].replace(/^\?\?\?:/, ''), instructions]);
+      if (main && !compiling) {
+        const name = jitName(row[2].replace(/^\?\?\?:/, ''));
+        mainFunctions.set(name, (mainFunctions.get(name) ?? 0) + instructions);
+      }
       if (main) byThread[compiling ? 'mainCompiling' : 'main'] += instructions;
       else byThread[compiling ? 'otherCompiling' : 'other'] += instructions;
     }
   }
-  const top = mainFunctions.sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.COUNT_TOP ?? '0'));
+  const top = [...mainFunctions].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.COUNT_TOP ?? '0'));
   return { byThread, top };
+}
+
+/**
+ * The name of the JIT's code at an address callgrind printed (`0x...`), from node's perf map (the last
+ * code object there that covers it: code moves and is replaced as the JIT works); else the text as it is.
+ */
+function jitNames(pid: number): (text: string) => string {
+  let ranges: Array<{ start: number; end: number; name: string }>;
+  try {
+    ranges = readFileSync(`/tmp/perf-${pid}.map`, 'utf8')
+      .split('\n')
+      .map((line) => /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line))
+      .filter((match) => match !== null)
+      .map(([, start, size, name]) => ({
+        start: parseInt(start, 16),
+        end: parseInt(start, 16) + parseInt(size, 16),
+        name,
+      }));
+  } catch {
+    return (text) => text;
+  }
+  return (text) => {
+    const address = /^0x([0-9a-f]+) /.exec(text);
+    if (!address) return text;
+    const at = parseInt(address[1], 16);
+    for (let i = ranges.length - 1; i >= 0; i--) {
+      if (ranges[i].start <= at && at < ranges[i].end) return `${ranges[i].name} (JIT)`;
+    }
+    return text;
+  };
 }
 
 main().catch((error: unknown) => {
