@@ -5,7 +5,14 @@ const SAMPLE_MS = 200;
 /** How often work that yields looks again whether the process is still busy. */
 const POLL_MS = 50;
 
-type LoopSample = ReturnType<typeof performance.eventLoopUtilization>;
+/** The event loop's time so far, in ms: spent working (`active`) and waiting for events (`idle`). */
+export interface LoopTime {
+  active: number;
+  idle: number;
+}
+
+/** The process's own event loop (`performance.eventLoopUtilization`). */
+const processLoopTime = (): LoopTime => performance.eventLoopUtilization();
 
 /**
  * Whether the process is busy answering: answers in flight while its event loop was busy at least
@@ -21,18 +28,24 @@ type LoopSample = ReturnType<typeof performance.eventLoopUtilization>;
 export class ServingLoad {
   private answering = 0;
   /** The loop's counters when answers last went in flight (from none); null while none are. */
-  private openedAt: LoopSample | null = null;
+  private openedAt: LoopTime | null = null;
   /** Loop time, active and idle, with answers in flight in the sample being taken, before `openedAt`. */
   private active = 0;
   private idle = 0;
   private utilization = 0;
 
-  /** `threshold` 1 never counts the process busy; 0 counts it busy whenever an answer is in flight. */
-  constructor(private readonly threshold: number) {}
+  /**
+   * `threshold` 1 never counts the process busy; 0 counts it busy whenever an answer is in flight.
+   * `loopTime` reads the event loop's counters (tests give a loop of their own).
+   */
+  constructor(
+    private readonly threshold: number,
+    private readonly loopTime: () => LoopTime = processLoopTime,
+  ) {}
 
   /** Marks an answer in flight; the returned function ends it (once, however often it is called). */
   begin(): () => void {
-    if (this.answering++ === 0) this.openedAt = performance.eventLoopUtilization();
+    if (this.answering++ === 0) this.openedAt = this.loopTime();
     let ended = false;
     return () => {
       if (ended) return;
@@ -47,10 +60,10 @@ export class ServingLoad {
 
   busy(): boolean {
     if (this.answering === 0 || this.threshold >= 1) return false;
-    const now = performance.eventLoopUtilization();
-    const open = performance.eventLoopUtilization(now, this.openedAt ?? now);
-    const active = this.active + open.active;
-    const idle = this.idle + open.idle;
+    const now = this.loopTime();
+    const openedAt = this.openedAt ?? now;
+    const active = this.active + now.active - openedAt.active;
+    const idle = this.idle + now.idle - openedAt.idle;
     if (active + idle >= SAMPLE_MS) {
       this.utilization = active / (active + idle);
       this.active = 0;
@@ -70,9 +83,9 @@ export class ServingLoad {
   /** The last answer ended: the time it was in flight is kept for the sample. */
   private close(): void {
     if (this.openedAt === null) return;
-    const span = performance.eventLoopUtilization(performance.eventLoopUtilization(), this.openedAt);
-    this.active += span.active;
-    this.idle += span.idle;
+    const now = this.loopTime();
+    this.active += now.active - this.openedAt.active;
+    this.idle += now.idle - this.openedAt.idle;
     this.openedAt = null;
   }
 }
