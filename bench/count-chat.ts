@@ -1,12 +1,11 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startBenchUpstream } from './fake-upstream';
-import { freePort } from './free-port';
 import { runLoad } from './load';
-import { productionNodeFlags, ServiceProcess, THIS_BUILD_MAIN } from './service-process';
+import { ServiceProcess, THIS_BUILD_MAIN } from './service-process';
 import { chatRequests, seed, waitForQuiet } from './throughput.bench';
 
 /**
@@ -71,7 +70,7 @@ async function main(): Promise<void> {
       await waitForQuiet(counted.url);
       counted.control('-d');
       counted.control('-i', 'off');
-      const { byThread, top } = countsOf(dir, counted.pid, round);
+      const { byThread, top } = countsOf(dir, counted.pid, round, Number(process.env.COUNT_TOP ?? '0'));
       const perChat = (instructions: number) => `${Math.round(instructions / requests / 1000)}k`;
       console.log(
         `round ${round}: ${result.errors} errors; instructions per chat: main thread ${perChat(byThread.main)}, ` +
@@ -93,49 +92,36 @@ async function main(): Promise<void> {
 
 /** The service under callgrind, its counting off until `control('-i', 'on')`. */
 class Counted {
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly url: string,
-  ) {}
+  private constructor(private readonly service: ServiceProcess) {}
+
+  get url(): string {
+    return this.service.url;
+  }
 
   get pid(): number {
-    return this.child.pid!;
+    return this.service.pid!;
   }
 
   static async start(env: Record<string, string>, main: string, dir: string): Promise<Counted> {
-    const port = await freePort();
-    const child = spawn(
+    const callgrind = [
       'valgrind',
-      [
-        '--tool=callgrind',
-        // V8's generated code changes in place
-        '--smc-check=all-non-file',
-        '--instr-atstart=no',
-        '--separate-threads=yes',
-        `--callgrind-out-file=${join(dir, 'callgrind.%p')}`,
-        process.execPath,
-        ...productionNodeFlags(),
-        // names the JIT's code in /tmp/perf-<pid>.map, where callgrind sees only addresses
-        ...(process.env.COUNT_NAMES === '1' ? ['--perf-basic-prof'] : []),
-        main,
-      ],
-      {
-        env: { ...process.env, ...env, ...VGDB_NAMES, PORT: String(port), HOST: '127.0.0.1' },
-        stdio: ['ignore', openSync(join(dir, 'service.log'), 'w'), openSync(join(dir, 'valgrind.log'), 'w')],
-      },
-    );
-    const counted = new Counted(child, `http://127.0.0.1:${port}`);
-    const deadline = Date.now() + 300_000;
-    while (Date.now() < deadline) {
-      if (child.exitCode !== null) throw new Error(`the service exited; see ${dir}`);
-      try {
-        if ((await fetch(`${counted.url}/health`)).ok) return counted;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    throw new Error(`the service did not start under valgrind; see ${dir}`);
+      '--tool=callgrind',
+      // V8's generated code changes in place
+      '--smc-check=all-non-file',
+      '--instr-atstart=no',
+      '--separate-threads=yes',
+      `--log-file=${join(dir, 'valgrind.log')}`,
+      `--callgrind-out-file=${join(dir, 'callgrind.%p')}`,
+    ];
+    // names the JIT's code in /tmp/perf-<pid>.map, where callgrind sees only addresses
+    const names = process.env.COUNT_NAMES === '1' ? ['--perf-basic-prof'] : [];
+    const service = await ServiceProcess.start({ ...env, ...VGDB_NAMES }, names, {
+      main,
+      launcher: callgrind,
+      stdoutFile: join(dir, 'service.log'),
+      readyWithinMs: 300_000,
+    });
+    return new Counted(service);
   }
 
   /** callgrind_control's command for the service's process. */
@@ -147,11 +133,8 @@ class Counted {
     });
   }
 
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.kill('SIGTERM');
-    await exited;
+  stop(): Promise<void> {
+    return this.service.stop();
   }
 }
 
@@ -161,11 +144,15 @@ const VGDB_NAMES = { USER: 'root', LOGNAME: 'root' };
 const COMPILING =
   /compiler::|maglev::|Maglev|Turbofan|Zone|interpreter::|Parser|Scanner|BytecodeGenerator|OptimizedCompilationJob/;
 
-/** The counts of the round's dump, by thread (thread 1 is the main thread) and compiling or not. */
+/**
+ * The counts of the round's dump, by thread (thread 1 is the main thread) and compiling or not, and the
+ * main thread's `topCount` costliest functions apart from compiling.
+ */
 function countsOf(
   dir: string,
   pid: number,
   round: number,
+  topCount: number,
 ): {
   byThread: { main: number; mainCompiling: number; other: number; otherCompiling: number };
   top: Array<[string, number]>;
@@ -192,7 +179,7 @@ function countsOf(
       else byThread[compiling ? 'otherCompiling' : 'other'] += instructions;
     }
   }
-  const top = [...mainFunctions].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.COUNT_TOP ?? '0'));
+  const top = [...mainFunctions].sort((a, b) => b[1] - a[1]).slice(0, topCount);
   return { byThread, top };
 }
 

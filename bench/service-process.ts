@@ -23,7 +23,8 @@ export class ServiceProcess {
    * its log lines (as a log collector would), so that a service logging every request does not load the
    * benchmark's own process; without it they are kept in `output`. `main` is the build to run: by
    * default BENCH_SERVICE_MAIN (another build, e.g. of an earlier commit, for a before/after
-   * comparison), else this one.
+   * comparison), else this one. `launcher` is a command that runs node in the same process (valgrind
+   * and its options), and `readyWithinMs` how long the service may take to start.
    */
   static async start(
     env: Record<string, string | undefined>,
@@ -31,7 +32,9 @@ export class ServiceProcess {
     {
       stdoutFile,
       main = process.env.BENCH_SERVICE_MAIN ?? THIS_BUILD_MAIN,
-    }: { stdoutFile?: string; main?: string } = {},
+      launcher = [],
+      readyWithinMs = 60_000,
+    }: { stdoutFile?: string; main?: string; launcher?: string[]; readyWithinMs?: number } = {},
   ): Promise<ServiceProcess> {
     const port = await freePort();
     const output: string[] = [];
@@ -42,7 +45,8 @@ export class ServiceProcess {
     childEnv.PORT = String(port);
     childEnv.HOST = '127.0.0.1';
     const stdout = stdoutFile === undefined ? 'pipe' : openSync(stdoutFile, 'w');
-    const child = spawn(process.execPath, [...productionNodeFlags(), ...nodeArgs, main], {
+    const command = [...launcher, process.execPath, ...productionNodeFlags(), ...nodeArgs, main];
+    const child = spawn(command[0], command.slice(1), {
       env: childEnv,
       stdio: ['ignore', stdout, 'pipe'],
     });
@@ -50,12 +54,12 @@ export class ServiceProcess {
     child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     const service = new ServiceProcess(child, `http://127.0.0.1:${port}`, output);
-    await service.ready();
+    await service.ready(readyWithinMs);
     return service;
   }
 
-  private async ready(): Promise<void> {
-    const deadline = Date.now() + 60_000;
+  private async ready(withinMs: number): Promise<void> {
+    const deadline = Date.now() + withinMs;
     while (Date.now() < deadline) {
       if (this.child.exitCode !== null) throw new Error(`service exited:\n${this.output.join('')}`);
       try {
