@@ -186,7 +186,7 @@ async function timeHeldProfiles(
       const [row] = await database.rows<HeldProfileStatementRow>(
         heldProfileStatement(profile, questionOf(i), {
           fingerprint: whole.fingerprint!,
-          memoryVersions: held.versions,
+          memoryVersions: held.versionList,
           serverStarted: whole.server_started!,
         }),
       );

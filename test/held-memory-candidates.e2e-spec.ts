@@ -149,7 +149,7 @@ describe('Candidates ranked in the process, against the context statement', () =
     const held = HeldMemoryCandidates.from(first.memories!)!;
     const holding = (serverStarted = first.server_started!): HeldProfileVersions => ({
       fingerprint: first.fingerprint!,
-      memoryVersions: held.versions,
+      memoryVersions: held.versionList,
       serverStarted,
     });
     expect((await read(holding())).memories).toBeNull();
@@ -215,7 +215,7 @@ describe('Candidates ranked in the process, against the context statement', () =
     );
     const touched = await read({
       fingerprint: first.fingerprint!,
-      memoryVersions: held.versions,
+      memoryVersions: held.versionList,
       serverStarted: first.server_started!,
     });
     expect(touched.memories).toHaveLength(3);

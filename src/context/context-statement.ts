@@ -1,4 +1,4 @@
-import type { NamedStatement } from '../database/prepared-statements';
+import { NamedStatement, namedStatementText } from '../database/prepared-statements';
 import { QuestionVector } from '../embeddings/semantic-search';
 import {
   CandidateRow,
@@ -55,8 +55,8 @@ export interface HeldProfileStatementRow {
 /** What a caller holds of a small profile, for the held statement: its fingerprint and its memories' versions. */
 export interface HeldProfileVersions {
   fingerprint: string;
-  /** Each held memory's `id=version`. */
-  memoryVersions: readonly string[];
+  /** Each held memory's `id=version`, comma-separated (as `memory_versions` sends them). */
+  memoryVersions: string;
   /** The server start time the versions were read under. */
   serverStarted: string;
 }
@@ -100,9 +100,8 @@ export function contextStatement(
   values.push(heldFingerprint);
   const held = `$${values.length}::text`;
   const mode = vector ? `${vector.engine}-${vector.dimensions}` : 'words';
-  return {
-    name: `chat-context-v15-${byId ? 'id' : 'user'}-${mode}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`,
-    text: `WITH profile AS (${profileSql(profile)}),
+  const name = `chat-context-v15-${byId ? 'id' : 'user'}-${mode}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`;
+  const statementText = () => `WITH profile AS (${profileSql(profile)}),
        ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$4::text[]', '$3', semantic, wordScanLimit)},
        standing_fingerprint AS MATERIALIZED (
          SELECT ${fingerprintSql(`(SELECT string_agg(r.id || '=' || r.version, ',' ORDER BY r.id) FROM standing r)`)} AS value
@@ -119,9 +118,8 @@ export function contextStatement(
           FROM question_candidates c
           JOIN memories m ON m.id = c.id AND m.profile_id = p.id AND m.superseded_at IS NULL) AS memories,
          (SELECT n FROM profile_size)::int AS memory_count
-       FROM profile p, standing_fingerprint f`,
-    values,
-  };
+       FROM profile p, standing_fingerprint f`;
+  return { name, text: namedStatementText(name, statementText), values };
 }
 
 /** The question as the statements read it: cut at MAX_QUESTION_CHARS, without NUL characters. */
@@ -171,9 +169,8 @@ export function heldProfileStatement(
   const byId = 'id' in profile;
   const changed = `f.value IS NOT NULL AND f.value <> $4::text`;
   const memoryVersion = `m.id || '=' || m.xmin::text`;
-  return {
-    name: `chat-context-v16-held-${byId ? 'id' : 'user'}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`,
-    text: `WITH profile AS (${profileSql(profile)}),
+  const name = `chat-context-v17-held-${byId ? 'id' : 'user'}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`;
+  const statementText = () => `WITH profile AS (${profileSql(profile)}),
        units AS MATERIALIZED (${questionUnitsSql('$2', '$3::text[]')}),
        profile_size AS MATERIALIZED (
          SELECT count(*)::int AS n FROM (
@@ -203,18 +200,21 @@ export function heldProfileStatement(
               'lexemes', coalesce(tsvector_to_array(m.search_vector), '{}'))), '[]'::json)
             FROM memories m WHERE m.profile_id = p.id
               AND ${memoryVersion} <> ALL (CASE WHEN $6::text = pg_postmaster_start_time()::text
-                                               THEN $5::text[] ELSE '{}'::text[] END)) END AS memories,
+                                               THEN string_to_array($5::text, ',') ELSE '{}'::text[] END)) END AS memories,
          CASE WHEN ${changed} THEN v.value END AS memory_versions,
          CASE WHEN ${changed} THEN pg_postmaster_start_time()::text END AS server_started,
          (SELECT coalesce(json_agg(json_build_object('unit', u.unit, 'exact', u.exact, 'stem', u.stem)), '[]'::json)
           FROM units u) AS units
-       FROM profile p, profile_size s, versions v, fingerprint f`,
+       FROM profile p, profile_size s, versions v, fingerprint f`;
+  return {
+    name,
+    text: namedStatementText(name, statementText),
     values: [
       byId ? profile.id : profile.externalId,
       text,
       namesIn(text),
       held?.fingerprint ?? '',
-      held?.memoryVersions ?? [],
+      held?.memoryVersions ?? '',
       held?.serverStarted ?? '',
     ],
   };

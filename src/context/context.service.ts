@@ -333,7 +333,7 @@ export class ContextService {
         held
           ? {
               fingerprint: held.fingerprint,
-              memoryVersions: held.memories.versions,
+              memoryVersions: held.memories.versionList,
               serverStarted: held.serverStarted,
             }
           : null,

@@ -17,6 +17,22 @@ export interface NamedStatement {
   values: unknown[];
 }
 
+const namedTexts = new Map<string, string>();
+
+/**
+ * The text of the statement named `name`, built by `build` the first time: a name stands for one text
+ * (pg refuses a second text under a name it has prepared, comparing the two on every call), so the hot
+ * statements are not rebuilt from their pieces per call, and pg compares the same string.
+ */
+export function namedStatementText(name: string, build: () => string): string {
+  let text = namedTexts.get(name);
+  if (text === undefined) {
+    text = build();
+    namedTexts.set(name, text);
+  }
+  return text;
+}
+
 /** Settings of the hot statements' connections (see below and session-settings.ts). */
 export const HOT_STATEMENT_OPTIONS = `-c plan_cache_mode=force_generic_plan -c hnsw.iterative_scan=${HNSW_ITERATIVE_SCAN} -c hnsw.ef_search=${HNSW_EF_SEARCH}`;
 

@@ -179,6 +179,7 @@ export class HeldMemoryCandidates {
   private readonly postings = new Map<string, HeldMemory[]>();
   private readonly standingBySize = new Map<number, HeldMemory[]>();
   private idVersions: readonly string[] | undefined;
+  private idVersionList: string | undefined;
   private byId: Map<string, HeldMemory> | undefined;
 
   private constructor(all: HeldMemory[]) {
@@ -252,6 +253,7 @@ export class HeldMemoryCandidates {
       touched[i].memory = { ...touched[i].memory, lastAccessedAt: accessedAt(row) };
     });
     this.idVersions = undefined;
+    this.idVersionList = undefined;
     return true;
   }
 
@@ -259,6 +261,15 @@ export class HeldMemoryCandidates {
   get versions(): readonly string[] {
     this.idVersions ??= this.all.map((held) => held.idVersion);
     return this.idVersions;
+  }
+
+  /**
+   * `versions` comma-separated, as the held statement takes them: one text parameter, made once per
+   * copy, where an array parameter would be escaped element by element on every chat.
+   */
+  get versionList(): string {
+    this.idVersionList ??= this.versions.join(',');
+    return this.idVersionList;
   }
 
   get count(): number {
