@@ -131,7 +131,9 @@ export async function benchThroughput(
         }),
     };
   };
-  const quiet = () => waitForQuiet(service.url);
+  const quiet = async () => {
+    await waitForQuiet(service.url);
+  };
   try {
     await seed(service.url);
     if (onServer) {
@@ -391,15 +393,21 @@ export function chatRequests(options: {
   };
 }
 
-/** Waits until the service has stored the turns and learnt from them, so rounds do not overlap. */
-export async function waitForQuiet(serviceUrl: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
+/**
+ * Waits until the service has stored the turns and learnt from them, so rounds do not overlap, asking
+ * `/metrics` every `pollMs`; returns how many times it asked (each scrape is work of the service's own).
+ */
+export async function waitForQuiet(serviceUrl: string, pollMs = 200, withinMs = 120_000): Promise<number> {
+  const deadline = Date.now() + withinMs;
+  let scrapes = 0;
   while (Date.now() < deadline) {
     const metrics = await (await fetch(`${serviceUrl}/metrics`)).text();
+    scrapes++;
     const pending = /^pms_background_tasks\s+(\d+)/m.exec(metrics);
-    if (!pending || pending[1] === '0') return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (!pending || pending[1] === '0') break;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
+  return scrapes;
 }
 
 /**
