@@ -127,6 +127,28 @@ describe('Turn recording under load', () => {
     }
     expect(writes).toEqual([['first'], ['second', 'third']]);
   });
+
+  it('stores a turn whose texts hold NUL characters or lone surrogates, as UTF-8 text can hold them', async () => {
+    const profile = await makeProfile(t, 'unpaired-user');
+    await t
+      .api()
+      .post('/v1/chat/completions')
+      .set('X-Service-Id', 'unpaired-user')
+      .send({
+        model: 'fake\u0000model',
+        messages: [{ role: 'user', content: 'Tea \ud800 or \udc00coffee?\u0000' }],
+      })
+      .expect(200);
+    await t.drain();
+    const rows: Array<{ role: string; content: string; model: string }> = await t.dataSource.query(
+      `SELECT role, content, model FROM messages WHERE profile_id = $1 ORDER BY role DESC`,
+      [profile.id],
+    );
+    expect(rows).toEqual([
+      { role: 'user', content: 'Tea \ufffd or \ufffdcoffee?', model: 'fakemodel' },
+      { role: 'assistant', content: expect.any(String), model: 'fakemodel' },
+    ]);
+  });
 });
 
 describe('The bound of the queue of turns to store', () => {
