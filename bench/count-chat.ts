@@ -16,12 +16,17 @@ import { chatRequests, seed, waitForQuiet } from './throughput.bench';
  * the counting on, runs the chats, waits for the work they left, and dumps the counts per thread. The
  * main thread's count is the relay's own work; V8's compilation (mostly on its worker threads) and the
  * other threads are printed apart. Kernel time is not counted. The counted chats run about a hundred
- * times slower than natively (1,000 in 40 to 55 s). Settings:
+ * times slower than natively (1,000 in 40 to 55 s), so what the service does by the clock comes about
+ * a hundred times more often per chat: held profiles' trust is stretched to match (below); turns are
+ * still gathered for 20 ms, into smaller batches than natively, and memories touched once a minute
+ * are touched more often per chat. Settings:
  * - DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres): the server;
  * - COUNT_MAIN: the build to count (another build's main.js), else this one;
  * - COUNT_REQUESTS (default 1000) per round, COUNT_ROUNDS (default 3), COUNT_WARM_UP (default 4000),
  *   COUNT_CONCURRENCY (default 8);
  * - COUNT_STREAM=1: streamed answers; COUNT_LEARN=1: the turns are learnt from (one in ten tells a fact);
+ * - COUNT_HELD_TRUST_MS (default 500000): the service's CONTEXT_HELD_TRUST_MS, a hundred times its
+ *   default, as the chats are slowed down (with the default, every chat asks the database);
  * - COUNT_TOP (default 0): the main thread's N costliest functions of the last round, compilation left
  *   out; COUNT_NAMES=1 names the JIT's code (`--perf-basic-prof`, whose map writing raises the counts:
  *   compare totals without it).
@@ -45,6 +50,9 @@ async function main(): Promise<void> {
     EXTRACTOR: 'heuristic',
     RATE_LIMIT_PER_MINUTE: '0',
     LOG_LEVEL: 'info',
+    // Chats run about a hundred times slower under callgrind, so a held profile's trust (5 s) would run
+    // out between two chats of one user and every chat would ask the database; natively 3 % ask.
+    CONTEXT_HELD_TRUST_MS: process.env.COUNT_HELD_TRUST_MS ?? '500000',
   };
   let counted: Counted | null = null;
   try {
