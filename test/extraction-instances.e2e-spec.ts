@@ -83,6 +83,29 @@ describeOnServer('two app instances on one PostgreSQL server (skipped without DA
     expect(llm.requests).toHaveLength(PROFILES);
   });
 
+  it('lets one claim of a batch win when many race for it from both instances', async () => {
+    const [a, b] = await startInstances({ DATABASE_POOL_SIZE: '16' });
+    const profileIds = await pendingConversations(a);
+    const queues = [a.app.get(ExtractionQueue), b.app.get(ExtractionQueue)];
+    // A claim whose statement read before a rival committed its claim, and locked the profile after,
+    // must not take the batch too. The window is narrow, so the race is run many times.
+    for (let round = 0; round < 60; round++) {
+      await a.dataSource.query(`UPDATE messages SET claimed_until = NULL, claim_token = NULL`);
+      await Promise.all(
+        profileIds.map(async (profileId) => {
+          const claims = await Promise.all(
+            Array.from({ length: 8 }, (_, i) => queues[i % 2].claimNextBatch(profileId, 30_000)),
+          );
+          expect(claims.filter((claim) => claim !== null)).toHaveLength(1);
+        }),
+      );
+      const [row] = await a.dataSource.query(
+        `SELECT count(DISTINCT claim_token)::int AS tokens FROM messages WHERE claim_token IS NOT NULL`,
+      );
+      expect(row.tokens).toBe(profileIds.length);
+    }
+  });
+
   it('holds no database connection or lock while the LLM answers: requests go on, on a small pool', async () => {
     await llm.close();
     llm = await startSlowLlm(600, () => ({

@@ -35,6 +35,9 @@ export interface ExtractionStatus {
   failed: number;
 }
 
+/** Rolls back a claim that found part of its batch taken by another process meanwhile. */
+class ClaimLostError extends Error {}
+
 /** A batch's messages are under no live claim: none, or one whose process let it run out. */
 const UNCLAIMED = '(claimed_until IS NULL OR claimed_until < now())';
 
@@ -52,7 +55,8 @@ interface PendingRow {
  *
  * Work is claimed by leases on the rows, never by holding a connection: a process claims a profile's
  * next batch in one short transaction (the profile row is locked with SKIP LOCKED while the claim is
- * made, so two processes never claim batches of one profile at once), extracts with no connection held,
+ * made, and the claim is written only on messages under no live claim, so two processes never claim
+ * batches of one profile at once), extracts with no connection held,
  * and applies the result in a transaction that marks the batch extracted only while the claim is still
  * its own. A killed process's claim runs out and another takes the batch over. A failed batch waits
  * (`next_attempt_at`, doubling from EXTRACTION_BACKOFF_MS up to an hour) and is retried alone: newer
@@ -81,18 +85,26 @@ export class ExtractionQueue {
    * Null when there are none, or another process is working on the profile.
    */
   async claimNextBatch(profileId: string, leaseMs: number): Promise<ClaimedBatch | null> {
-    return this.dataSource.transaction(async (manager) => {
-      const batch = await this.readNextBatch(manager, profileId, randomUUID());
-      if (batch === null) return null;
-      await queryInTransaction(
-        manager,
-        'extraction-claim-write-v1',
-        `UPDATE messages SET claimed_until = now() + make_interval(secs => $3::float8 / 1000), claim_token = $2
-         WHERE id = ANY($1::uuid[])`,
-        [batch.messageIds, batch.token, leaseMs],
-      );
-      return batch;
-    });
+    return this.dataSource
+      .transaction(async (manager) => {
+        const batch = await this.readNextBatch(manager, profileId, randomUUID());
+        if (batch === null) return null;
+        // The read's snapshot predates its lock of the profile: a rival's claim committed in between is
+        // invisible to it, but not to this write, which takes only messages under no live claim.
+        const { rowCount } = await queryInTransaction(
+          manager,
+          'extraction-claim-write-v2',
+          `UPDATE messages SET claimed_until = now() + make_interval(secs => $3::float8 / 1000), claim_token = $2
+           WHERE id = ANY($1::uuid[]) AND extracted_at IS NULL AND ${UNCLAIMED}`,
+          [batch.messageIds, batch.token, leaseMs],
+        );
+        if (rowCount !== batch.messageIds.length) throw new ClaimLostError();
+        return batch;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof ClaimLostError) return null;
+        throw error;
+      });
   }
 
   /**
