@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { UpstreamObservation, UpstreamObserver } from '../upstream/upstream-client';
+import { LabelledCounter, LabelledHistogram } from './labelled-series';
 
 /** Every metric of the service starts with this (process and Node.js metrics keep their usual names). */
 export const METRIC_PREFIX = 'pms_';
@@ -20,45 +21,46 @@ const CONTEXT_ITEM_BUCKETS = [0, 1, 2, 3, 5, 8, 10, 15, 20, 30, 50, 100];
 export class MetricsService {
   readonly registry = new Registry();
 
-  private readonly httpRequests = new Counter({
-    name: `${METRIC_PREFIX}http_requests_total`,
-    help: 'HTTP requests answered, by method, route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
-  private readonly httpDuration = new Histogram({
-    name: `${METRIC_PREFIX}http_request_duration_seconds`,
-    help: 'Time from request to the end of the response (streams included), by method, route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly upstreamDuration = new Histogram({
-    name: `${METRIC_PREFIX}upstream_request_duration_seconds`,
-    help: 'Time until the upstream LLM provider answered with headers (or failed), by client and status',
-    labelNames: ['client', 'status'] as const,
-    buckets: UPSTREAM_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly upstreamErrors = new Counter({
-    name: `${METRIC_PREFIX}upstream_errors_total`,
-    help: 'Upstream calls that timed out, could not connect, or answered 429 or 5xx, by client and reason',
-    labelNames: ['client', 'reason'] as const,
-    registers: [this.registry],
-  });
-  private readonly injectedContext = new Histogram({
-    name: `${METRIC_PREFIX}proxy_injected_context_items`,
-    help: 'Traits and memories injected into one proxied chat request',
-    labelNames: ['kind'] as const,
-    buckets: CONTEXT_ITEM_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly standingContexts = new Counter({
-    name: `${METRIC_PREFIX}context_standing_total`,
-    help: 'Contexts built, by whether their held part (a small profile whole, else summary, traits and standing memories) was held and confirmed by the database, held and trusted without asking it (no change notified), or sent again',
-    labelNames: ['result'] as const,
-    registers: [this.registry],
-  });
+  // the metrics of every chat: series bound to their label values (LabelledCounter, LabelledHistogram)
+  private readonly httpRequests = new LabelledCounter(
+    this.registry,
+    `${METRIC_PREFIX}http_requests_total`,
+    'HTTP requests answered, by method, route pattern and status',
+    ['method', 'route', 'status'],
+  );
+  private readonly httpDuration = new LabelledHistogram(
+    this.registry,
+    `${METRIC_PREFIX}http_request_duration_seconds`,
+    'Time from request to the end of the response (streams included), by method, route pattern and status',
+    ['method', 'route', 'status'],
+    LATENCY_BUCKETS,
+  );
+  private readonly upstreamDuration = new LabelledHistogram(
+    this.registry,
+    `${METRIC_PREFIX}upstream_request_duration_seconds`,
+    'Time until the upstream LLM provider answered with headers (or failed), by client and status',
+    ['client', 'status'],
+    UPSTREAM_BUCKETS,
+  );
+  private readonly upstreamErrors = new LabelledCounter(
+    this.registry,
+    `${METRIC_PREFIX}upstream_errors_total`,
+    'Upstream calls that timed out, could not connect, or answered 429 or 5xx, by client and reason',
+    ['client', 'reason'],
+  );
+  private readonly injectedContext = new LabelledHistogram(
+    this.registry,
+    `${METRIC_PREFIX}proxy_injected_context_items`,
+    'Traits and memories injected into one proxied chat request',
+    ['kind'],
+    CONTEXT_ITEM_BUCKETS,
+  );
+  private readonly standingContexts = new LabelledCounter(
+    this.registry,
+    `${METRIC_PREFIX}context_standing_total`,
+    'Contexts built, by whether their held part (a small profile whole, else summary, traits and standing memories) was held and confirmed by the database, held and trusted without asking it (no change notified), or sent again',
+    ['result'],
+  );
   private readonly extractionRuns = new Counter({
     name: `${METRIC_PREFIX}extraction_batches_total`,
     help: 'Background extraction batches, by outcome (success, failure, aborted by shutdown)',
@@ -89,14 +91,14 @@ export class MetricsService {
   }
 
   observeHttpRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.httpRequests.inc(labels);
-    this.httpDuration.observe(labels, seconds);
+    const code = String(status);
+    this.httpRequests.inc(method, route, code);
+    this.httpDuration.observe(seconds, method, route, code);
   }
 
   observeInjectedContext(traits: number, memories: number): void {
-    this.injectedContext.observe({ kind: 'traits' }, traits);
-    this.injectedContext.observe({ kind: 'memories' }, memories);
+    this.injectedContext.observe(traits, 'traits');
+    this.injectedContext.observe(memories, 'memories');
   }
 
   /**
@@ -104,16 +106,16 @@ export class MetricsService {
    * change notified since it last confirmed it); `sent`: the database sent it again.
    */
   observeStandingContext(result: 'held' | 'trusted' | 'sent'): void {
-    this.standingContexts.inc({ result });
+    this.standingContexts.inc(result);
   }
 
   /** For `UpstreamClientOptions.observer`: `client` names which upstream client (proxy, extraction). */
   upstreamObserver(client: string): UpstreamObserver {
     return (observation: UpstreamObservation) => {
       const status = observation.failure ?? String(observation.status);
-      this.upstreamDuration.observe({ client, status }, observation.seconds);
+      this.upstreamDuration.observe(observation.seconds, client, status);
       const reason = upstreamErrorReason(observation);
-      if (reason !== null) this.upstreamErrors.inc({ client, reason });
+      if (reason !== null) this.upstreamErrors.inc(client, reason);
     };
   }
 
