@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startBenchUpstream } from './fake-upstream';
 import { runLoad } from './load';
 import { postgresCpuMs, processCpuMs } from './process-cpu';
+import { saveResult } from './results-file';
 import { ServiceProcess, THIS_BUILD_MAIN } from './service-process';
 import { chatRequests, seed, waitForQuiet } from './throughput.bench';
 
@@ -96,16 +97,7 @@ async function main(): Promise<void> {
           `CPU ms per chat ${m.nodeCpuMs} Node + ${m.postgresCpuMs} PostgreSQL, ${m.errors} errors`,
       );
     }
-    const file = join(
-      __dirname,
-      '..',
-      '..',
-      'bench',
-      'results',
-      `${report.date.replace(/:/g, '-').slice(0, 19)}-ab.json`,
-    );
-    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-    console.log(`saved ${file}`);
+    saveResult(report, 'ab');
   } finally {
     rmSync(settings.logDir, { recursive: true, force: true });
     await upstream.close();

@@ -19,6 +19,7 @@ import { benchManagement } from './management.bench';
 import { benchProxyOverhead, ProxyOverhead } from './proxy.bench';
 import { benchSoak, SoakReport } from './soak.bench';
 import { benchThroughput, MeasuredLoad, ThroughputReport } from './throughput.bench';
+import { RESULTS_DIR } from './results-file';
 import { ServiceProcess } from './service-process';
 import { benchRankingWeights, printWeightsTable, WeightsReport } from './weights.bench';
 
@@ -129,9 +130,8 @@ async function main(): Promise<void> {
     }
   }
 
-  const resultsDir = join(__dirname, '..', '..', 'bench', 'results');
-  mkdirSync(resultsDir, { recursive: true });
-  const file = join(resultsDir, `${report.date.slice(0, 19).replace(/:/g, '-')}.json`);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `${report.date.slice(0, 19).replace(/:/g, '-')}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\nmachine: ${JSON.stringify(report.machine)}\nsaved ${file}`);
 }

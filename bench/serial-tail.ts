@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -6,6 +6,7 @@ import { Pool } from 'undici';
 import { startBenchUpstream } from './fake-upstream';
 import { percentile, round, runLoad } from './load';
 import type { WatchedSpan } from './serial-tail-watch';
+import { saveResult } from './results-file';
 import { ServiceProcess } from './service-process';
 import { chatRequests, seed } from './throughput.bench';
 
@@ -74,16 +75,7 @@ async function main(): Promise<void> {
       ...analyse(timed, watched),
     };
     console.log(JSON.stringify(report, null, 2));
-    const file = join(
-      __dirname,
-      '..',
-      '..',
-      'bench',
-      'results',
-      `${report.date.replace(/:/g, '-').slice(0, 19)}-tail.json`,
-    );
-    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-    console.log(`saved ${file}`);
+    saveResult(report, 'tail');
   } finally {
     await service?.stop();
     await upstream.close();

@@ -60,6 +60,16 @@ abstract class LabelledMetric<Series> {
   reset(): void {
     this.series.clear();
   }
+
+  protected rendered(values: RenderedValue[]) {
+    return Promise.resolve({
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values,
+    });
+  }
 }
 
 interface CounterSeries {
@@ -77,13 +87,7 @@ export class LabelledCounter extends LabelledMetric<CounterSeries> {
 
   get() {
     const values = [...this.series.values()].map(({ labels, value }) => ({ labels, value }));
-    return Promise.resolve({
-      name: this.name,
-      help: this.help,
-      type: this.type,
-      aggregator: this.aggregator,
-      values,
-    });
+    return this.rendered(values);
   }
 }
 
@@ -137,12 +141,6 @@ export class LabelledHistogram extends LabelledMetric<HistogramSeries> {
       values.push({ labels: {}, sharedLabels: labels, value: sum, metricName: `${this.name}_sum` });
       values.push({ labels: {}, sharedLabels: labels, value: count, metricName: `${this.name}_count` });
     }
-    return Promise.resolve({
-      name: this.name,
-      help: this.help,
-      type: this.type,
-      aggregator: this.aggregator,
-      values,
-    });
+    return this.rendered(values);
   }
 }
