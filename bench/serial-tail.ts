@@ -38,12 +38,14 @@ async function main(): Promise<void> {
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${database}`);
-  for (const setting of settingsOf(process.env.SERIAL_TAIL_DATABASE_SETTINGS)) {
-    await admin.query(`ALTER DATABASE ${database} SET ${setting.name} = '${setting.value}'`);
-  }
-  const upstream = await startBenchUpstream();
+  let upstream: Awaited<ReturnType<typeof startBenchUpstream>> | undefined;
   let service: ServiceProcess | undefined;
   try {
+    for (const setting of settingsOf(process.env.SERIAL_TAIL_DATABASE_SETTINGS)) {
+      const value = setting.value.replace(/'/g, "''");
+      await admin.query(`ALTER DATABASE ${database} SET ${setting.name} = '${value}'`);
+    }
+    upstream = await startBenchUpstream();
     service = await ServiceProcess.start(
       {
         DATABASE_URL: `${adminUrl.replace(/\/[^/]*$/, '')}/${database}`,
@@ -78,7 +80,7 @@ async function main(): Promise<void> {
     saveResult(report, 'tail');
   } finally {
     await service?.stop();
-    await upstream.close();
+    await upstream?.close();
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.end();
     rmSync(workDir, { recursive: true, force: true });

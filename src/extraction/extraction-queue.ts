@@ -57,9 +57,10 @@ interface PendingRow {
  * next batch in one short transaction (the profile row is locked with SKIP LOCKED while the claim is
  * made, and the claim is written only on messages under no live claim, so two processes never claim
  * batches of one profile at once), extracts with no connection held, and applies the result in a
- * transaction that marks the batch extracted only while the claim is still its own. A killed process's claim runs out and another takes the batch over. A failed batch waits
- * (`next_attempt_at`, doubling from EXTRACTION_BACKOFF_MS up to an hour) and is retried alone: newer
- * messages are batched separately and do not spend their attempts on it.
+ * transaction that marks the batch extracted only while the claim is still its own. A killed
+ * process's claim runs out and another takes the batch over. A failed batch waits (`next_attempt_at`,
+ * doubling from EXTRACTION_BACKOFF_MS up to an hour) and is retried alone: newer messages are batched
+ * separately and do not spend their attempts on it.
  */
 @Injectable()
 export class ExtractionQueue {

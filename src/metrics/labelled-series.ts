@@ -1,6 +1,8 @@
 import type { Registry } from 'prom-client';
 
 type LabelValues = Record<string, string>;
+/** One value per label name, in their order. */
+type ValuesOf<Names extends readonly string[]> = { [K in keyof Names]: string };
 
 /** A value as prom-client's Registry renders it: `labels` first, then `sharedLabels`. */
 interface RenderedValue {
@@ -8,6 +10,15 @@ interface RenderedValue {
   sharedLabels?: LabelValues;
   value: number;
   metricName?: string;
+}
+
+/** A metric as prom-client's Registry reads it. */
+interface RenderedMetric {
+  name: string;
+  help: string;
+  type: string;
+  aggregator: string;
+  values: RenderedValue[];
 }
 
 /**
@@ -20,7 +31,7 @@ interface RenderedValue {
  * first observation. The key joins the values with NUL, which none holds: they are HTTP methods,
  * route patterns, statuses and names the service chose.
  */
-abstract class LabelledMetric<Series> {
+abstract class LabelledMetric<Names extends readonly string[], Series> {
   readonly aggregator = 'sum';
   abstract readonly type: 'counter' | 'histogram';
   protected readonly series = new Map<string, Series>();
@@ -29,12 +40,12 @@ abstract class LabelledMetric<Series> {
     registry: Registry,
     readonly name: string,
     readonly help: string,
-    private readonly labelNames: readonly string[],
+    private readonly labelNames: Names,
   ) {
     registry.registerMetric(this as never);
   }
 
-  protected seriesOf(values: readonly string[], make: (labels: LabelValues) => Series): Series {
+  protected seriesOf(values: ValuesOf<Names>, make: (labels: LabelValues) => Series): Series {
     const key = values.length === 1 ? values[0] : values.join('\u0000');
     let series = this.series.get(key);
     if (series === undefined) {
@@ -49,19 +60,13 @@ abstract class LabelledMetric<Series> {
     return series;
   }
 
-  abstract get(): Promise<{
-    name: string;
-    help: string;
-    type: string;
-    aggregator: string;
-    values: RenderedValue[];
-  }>;
+  abstract get(): Promise<RenderedMetric>;
 
   reset(): void {
     this.series.clear();
   }
 
-  protected rendered(values: RenderedValue[]) {
+  protected rendered(values: RenderedValue[]): Promise<RenderedMetric> {
     return Promise.resolve({
       name: this.name,
       help: this.help,
@@ -77,11 +82,11 @@ interface CounterSeries {
   value: number;
 }
 
-export class LabelledCounter extends LabelledMetric<CounterSeries> {
+export class LabelledCounter<Names extends readonly string[]> extends LabelledMetric<Names, CounterSeries> {
   readonly type = 'counter';
 
   /** Adds one to the series of these label values (in the order of the label names). */
-  inc(...values: string[]): void {
+  inc(...values: ValuesOf<Names>): void {
     this.seriesOf(values, (labels) => ({ labels, value: 0 })).value += 1;
   }
 
@@ -99,21 +104,24 @@ interface HistogramSeries {
   count: number;
 }
 
-export class LabelledHistogram extends LabelledMetric<HistogramSeries> {
+export class LabelledHistogram<Names extends readonly string[]> extends LabelledMetric<
+  Names,
+  HistogramSeries
+> {
   readonly type = 'histogram';
 
   constructor(
     registry: Registry,
     name: string,
     help: string,
-    labelNames: readonly string[],
+    labelNames: Names,
     private readonly bounds: readonly number[],
   ) {
     super(registry, name, help, labelNames);
   }
 
   /** Observes `value` in the series of these label values (in the order of the label names). */
-  observe(value: number, ...values: string[]): void {
+  observe(value: number, ...values: ValuesOf<Names>): void {
     if (!Number.isFinite(value)) throw new TypeError(`${this.name}: not a finite value: ${value}`);
     const series = this.seriesOf(values, (labels) => ({
       labels,

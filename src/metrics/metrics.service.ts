@@ -26,40 +26,40 @@ export class MetricsService {
     this.registry,
     `${METRIC_PREFIX}http_requests_total`,
     'HTTP requests answered, by method, route pattern and status',
-    ['method', 'route', 'status'],
+    ['method', 'route', 'status'] as const,
   );
   private readonly httpDuration = new LabelledHistogram(
     this.registry,
     `${METRIC_PREFIX}http_request_duration_seconds`,
     'Time from request to the end of the response (streams included), by method, route pattern and status',
-    ['method', 'route', 'status'],
+    ['method', 'route', 'status'] as const,
     LATENCY_BUCKETS,
   );
   private readonly upstreamDuration = new LabelledHistogram(
     this.registry,
     `${METRIC_PREFIX}upstream_request_duration_seconds`,
     'Time until the upstream LLM provider answered with headers (or failed), by client and status',
-    ['client', 'status'],
+    ['client', 'status'] as const,
     UPSTREAM_BUCKETS,
   );
   private readonly upstreamErrors = new LabelledCounter(
     this.registry,
     `${METRIC_PREFIX}upstream_errors_total`,
     'Upstream calls that timed out, could not connect, or answered 429 or 5xx, by client and reason',
-    ['client', 'reason'],
+    ['client', 'reason'] as const,
   );
   private readonly injectedContext = new LabelledHistogram(
     this.registry,
     `${METRIC_PREFIX}proxy_injected_context_items`,
     'Traits and memories injected into one proxied chat request',
-    ['kind'],
+    ['kind'] as const,
     CONTEXT_ITEM_BUCKETS,
   );
   private readonly standingContexts = new LabelledCounter(
     this.registry,
     `${METRIC_PREFIX}context_standing_total`,
     'Contexts built, by whether their held part (a small profile whole, else summary, traits and standing memories) was held and confirmed by the database, held and trusted without asking it (no change notified), or sent again',
-    ['result'],
+    ['result'] as const,
   );
   private readonly extractionRuns = new Counter({
     name: `${METRIC_PREFIX}extraction_batches_total`,
