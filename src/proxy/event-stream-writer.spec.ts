@@ -76,10 +76,13 @@ describe('EventStreamWriter', () => {
     let seenBeforeEnd = false;
     handle = async (writer) => {
       // the stream ends only once the client has its headers, or after two seconds without them
+      let giveUp: NodeJS.Timeout | undefined;
       seenBeforeEnd = await Promise.race([
         headersSeen.then(() => true),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2_000)),
+        new Promise<boolean>((resolve) => (giveUp = setTimeout(() => resolve(false), 2_000))),
       ]);
+      // a pending timer would hold Jest's worker open after its last file
+      clearTimeout(giveUp);
       writer.end('data: late\n\n');
     };
     const body = await new Promise<string>((resolve, reject) => {

@@ -311,7 +311,8 @@ describe('UpstreamClient against the fake OpenAI upstream', () => {
   });
 
   it('serves 32 concurrent requests on separate pooled connections', async () => {
-    const client = makeClient();
+    // the file's short timeout is for the timeout tests: 32 answers on a busy test machine may take longer
+    const client = makeClient({ timeoutMs: 10_000 });
     const bodies = await Promise.all(
       Array.from({ length: 32 }, async (_, i) => {
         const body = JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: `n${i}` }] });
