@@ -1,15 +1,17 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** bench/results/ of the repository (the scripts run from dist/bench). */
-export const RESULTS_DIR = join(__dirname, '..', '..', 'bench', 'results');
+const RESULTS_DIR = join(__dirname, '..', '..', 'bench', 'results');
 
 /**
- * Saves a report of a bench tool as bench/results/<its date>-<kind>.json, the date's colons made
- * dashes, and says where; returns the file.
+ * Saves a report as bench/results/<its date>.json (the suite's) or <its date>-<kind>.json (a tool's:
+ * `ab`, `tail`), the date's colons made dashes; returns the file.
  */
-export function saveResult(report: { date: string }, kind: string): string {
-  const file = join(RESULTS_DIR, `${report.date.replace(/:/g, '-').slice(0, 19)}-${kind}.json`);
+export function saveResult(report: { date: string }, kind?: string): string {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const name = report.date.replace(/:/g, '-').slice(0, 19) + (kind === undefined ? '' : `-${kind}`);
+  const file = join(RESULTS_DIR, `${name}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`saved ${file}`);
   return file;

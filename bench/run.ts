@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -19,7 +19,7 @@ import { benchManagement } from './management.bench';
 import { benchProxyOverhead, ProxyOverhead } from './proxy.bench';
 import { benchSoak, SoakReport } from './soak.bench';
 import { benchThroughput, MeasuredLoad, ThroughputReport } from './throughput.bench';
-import { RESULTS_DIR } from './results-file';
+import { saveResult } from './results-file';
 import { ServiceProcess } from './service-process';
 import { benchRankingWeights, printWeightsTable, WeightsReport } from './weights.bench';
 
@@ -130,10 +130,8 @@ async function main(): Promise<void> {
     }
   }
 
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const file = join(RESULTS_DIR, `${report.date.slice(0, 19).replace(/:/g, '-')}.json`);
-  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`\nmachine: ${JSON.stringify(report.machine)}\nsaved ${file}`);
+  console.log(`\nmachine: ${JSON.stringify(report.machine)}`);
+  saveResult(report);
 }
 
 interface LocomoResults {

@@ -32,6 +32,8 @@ interface TimedChat {
 async function main(): Promise<void> {
   const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const chats = Number(process.env.SERIAL_TAIL_CHATS ?? '3000');
+  // an empty setting is this build, as an unset one
+  const otherBuild = process.env.SERIAL_TAIL_MAIN || undefined;
   const database = `pms_tail_${process.pid}`;
   const workDir = mkdtempSync(join(tmpdir(), 'pms-tail-'));
   const watchFile = join(workDir, 'watched.json');
@@ -59,7 +61,7 @@ async function main(): Promise<void> {
         ...Object.fromEntries(settingsOf(process.env.SERIAL_TAIL_ENV).map((s) => [s.name, s.value])),
       },
       ['-r', join(__dirname, 'serial-tail-watch.js')],
-      { stdoutFile: join(workDir, 'service.log'), main: process.env.SERIAL_TAIL_MAIN },
+      { stdoutFile: join(workDir, 'service.log'), main: otherBuild },
     );
     await seed(service.url);
     await admin.query('VACUUM ANALYZE');
@@ -71,7 +73,7 @@ async function main(): Promise<void> {
     const watched = await readWatched(watchFile);
     const report = {
       date: new Date().toISOString(),
-      main: process.env.SERIAL_TAIL_MAIN ?? null,
+      main: otherBuild ?? null,
       env: process.env.SERIAL_TAIL_ENV ?? null,
       databaseSettings: process.env.SERIAL_TAIL_DATABASE_SETTINGS ?? null,
       ...analyse(timed, watched),
@@ -132,8 +134,8 @@ function analyse(timed: TimedChat[], watched: { queries: WatchedSpan[]; pauses: 
   const queries = watched.queries.filter((query) => query.endUs >= from);
   const pauses = watched.pauses.filter((pause) => pause.endUs >= from);
   const latencies = timed.map((chat) => (chat.endUs - chat.startUs) / 1000);
-  const sorted = [...latencies].sort((a, b) => a - b);
   const byLatency = timed.map((chat, index) => ({ chat, ms: latencies[index] })).sort((a, b) => a.ms - b.ms);
+  const sorted = byLatency.map(({ ms }) => ms);
   const slowCount = Math.max(1, Math.ceil(timed.length / 100));
   const middle = Math.floor(timed.length / 2 - slowCount / 2);
   const overlaps = (group: Array<{ chat: TimedChat }>) => {
