@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { APP_ENTITIES } from './src/app-entities';
 import { loadConfig } from './src/config/app-config';
 import { buildDataSourceOptions } from './src/database/data-source-options';
 import { EmbeddedDatabase } from './src/database/embedded-database';
@@ -12,6 +13,7 @@ const embedded = config.databaseUrl === null ? EmbeddedDatabase.openSync(config.
 const dataSource = new DataSource({
   ...buildDataSourceOptions(
     embedded ? { embedded } : { databaseUrl: config.databaseUrl!, poolSize: config.databasePoolSize },
+    { entities: APP_ENTITIES },
   ),
   migrationsRun: false,
 });

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { EmbeddedDatabase } from '../src/database/embedded-database';
 import { DAILY_DECAY_RATE, DECAY_FLOOR } from '../src/memories/memory-decay.service';
-import { DEFAULT_RANKING_WEIGHTS } from '../src/memories/memory-ranking';
+import { DEFAULT_RANKING_WEIGHTS } from '../src/config/ranking-weights';
 import { ServiceProcess } from './service-process';
 import { callService, injectedMemoryIds, mean } from './service-http';
 import { buildScenarios, PROFILE_PREFIX, Scenario, WEIGHT_FAMILIES, WeightFamily } from './weights-scenarios';

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { APP_ENTITIES } from './app-entities';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { CommonModule } from './common/common.module';
 import { ConfigModule } from './config/config.module';
@@ -13,9 +14,11 @@ import { LoggingModule } from './logging/logging.module';
 import { MemoryDecayModule } from './memories/memory-decay.module';
 import { MemoriesModule } from './memories/memories.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { ProfileDataModule } from './profile-data/profile-data.module';
 import { ProfilesModule } from './profiles/profiles.module';
 import { ProxyModule } from './proxy/proxy.module';
 import { McpModule } from './mcp/mcp.module';
+import { RequestPipelineModule } from './request-pipeline/request-pipeline.module';
 import { TraitsModule } from './traits/traits.module';
 import { UpstreamModule } from './upstream/upstream.module';
 
@@ -24,13 +27,15 @@ import { UpstreamModule } from './upstream/upstream.module';
     ConfigModule,
     LoggingModule,
     MetricsModule,
-    DatabaseModule,
+    DatabaseModule.forRoot(APP_ENTITIES),
     JobLeasesModule,
     EmbeddedMaintenanceModule,
     EventEmitterModule.forRoot(),
     CommonModule,
+    RequestPipelineModule,
     HealthModule,
     ProfilesModule,
+    ProfileDataModule,
     TraitsModule,
     MemoriesModule,
     MemoryDecayModule,

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
-import { DEFAULT_RANKING_WEIGHTS, type RankingWeights } from '../memories/memory-ranking';
+import { DEFAULT_RANKING_WEIGHTS, type RankingWeights } from './ranking-weights';
 
 export type ExtractorMode = 'auto' | 'llm' | 'heuristic';
 export type UpstreamProvider = 'openai' | 'anthropic';

@@ -1,10 +1,5 @@
 import type { Client } from 'pg';
 import { DataSourceOptions } from 'typeorm';
-import { MemoryEmbeddingEntity } from '../embeddings/memory-embedding.entity';
-import { MemoryEntity } from '../memories/memory.entity';
-import { MessageEntity } from '../messages/message.entity';
-import { ProfileEntity } from '../profiles/profile.entity';
-import { TraitEntity } from '../traits/trait.entity';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema';
 import { MemoryRankingIndexes1764000000000 } from './migrations/1764000000000-memory-ranking-indexes';
 import { MessageTraitOverrides1763800000000 } from './migrations/1763800000000-message-trait-overrides';
@@ -22,7 +17,6 @@ import { embeddedPgOptions } from './embedded-pg-connection';
 /** How long a query waits for a connection of the pool unless DATABASE_ACQUIRE_TIMEOUT_MS says otherwise. */
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 5_000;
 
-export const ENTITIES = [ProfileEntity, TraitEntity, MemoryEntity, MemoryEmbeddingEntity, MessageEntity];
 export const MIGRATIONS = [
   InitialSchema1763700000000,
   MessageTraitOverrides1763800000000,
@@ -40,18 +34,22 @@ export const MIGRATIONS = [
 /**
  * The one set of TypeORM options, used by the app and by the CLI (ormconfig.ts). Both targets use the
  * `postgres` driver and `pg`: a server through DATABASE_URL, or the embedded PGlite through its pg shim
- * with a pool of one (PGlite is a single session). `client` is the pools' pg client class (the app's
- * listens for profile changes: ProfileChangeFeed).
+ * with a pool of one (PGlite is a single session). `entities` are the app's (AppModule and ormconfig.ts
+ * pass them; running migrations needs none). `client` is the pools' pg client class (the app's listens
+ * for profile changes: ProfileChangeFeed).
  */
 export function buildDataSourceOptions(
   target: { databaseUrl: string; poolSize: number } | { embedded: EmbeddedDatabase },
-  acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS,
-  client?: typeof Client,
+  {
+    entities = [],
+    acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS,
+    client,
+  }: { entities?: DataSourceOptions['entities']; acquireTimeoutMs?: number; client?: typeof Client } = {},
 ): DataSourceOptions {
   const clientClass = client ? { Client: client } : {};
   const base = {
     type: 'postgres' as const,
-    entities: ENTITIES,
+    entities,
     migrations: MIGRATIONS,
     migrationsRun: false, // migrate() runs them, under a lock
     migrationsTransactionMode: 'each' as const,

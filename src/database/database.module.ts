@@ -1,5 +1,6 @@
-import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import type { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { buildDataSourceOptions } from './data-source-options';
@@ -35,30 +36,37 @@ export class EmbeddedDatabaseModule implements OnApplicationShutdown {
   }
 }
 
-@Module({
-  imports: [
-    EmbeddedDatabaseModule,
-    TypeOrmModule.forRootAsync({
-      inject: [APP_CONFIG, EMBEDDED_DATABASE, ProfileChangeFeed],
-      useFactory: (
-        config: AppConfig,
-        embedded: EmbeddedDatabase | null,
-        changes: ProfileChangeFeed,
-      ): DatabaseOptions => ({
-        ...buildDataSourceOptions(
-          embedded ? { embedded } : { databaseUrl: config.databaseUrl!, poolSize: config.databasePoolSize },
-          config.databaseAcquireTimeoutMs,
-          changes.Client,
-        ),
-        migrationLockTimeoutMs: config.migrationLockTimeoutMs,
-        // Fail a boot against an unreachable server in seconds, not the default half minute; a failed
-        // migration is not a connection problem and is not retried.
-        retryAttempts: 2,
-        retryDelay: 1000,
-        toRetry: (error: unknown) => !(error instanceof MigrationError),
-      }),
-      dataSourceFactory: openMigratedDataSource,
-    }),
-  ],
-})
-export class DatabaseModule {}
+/** The app's data source (the entities are the app's, given by AppModule), migrated before use. */
+@Module({})
+export class DatabaseModule {
+  static forRoot(entities: DataSourceOptions['entities']): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        EmbeddedDatabaseModule,
+        TypeOrmModule.forRootAsync({
+          inject: [APP_CONFIG, EMBEDDED_DATABASE, ProfileChangeFeed],
+          useFactory: (
+            config: AppConfig,
+            embedded: EmbeddedDatabase | null,
+            changes: ProfileChangeFeed,
+          ): DatabaseOptions => ({
+            ...buildDataSourceOptions(
+              embedded
+                ? { embedded }
+                : { databaseUrl: config.databaseUrl!, poolSize: config.databasePoolSize },
+              { entities, acquireTimeoutMs: config.databaseAcquireTimeoutMs, client: changes.Client },
+            ),
+            migrationLockTimeoutMs: config.migrationLockTimeoutMs,
+            // Fail a boot against an unreachable server in seconds, not the default half minute; a failed
+            // migration is not a connection problem and is not retried.
+            retryAttempts: 2,
+            retryDelay: 1000,
+            toRetry: (error: unknown) => !(error instanceof MigrationError),
+          }),
+          dataSourceFactory: openMigratedDataSource,
+        }),
+      ],
+    };
+  }
+}

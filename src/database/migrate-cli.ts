@@ -16,10 +16,9 @@ async function main(): Promise<void> {
   const embedded = config.databaseUrl === null ? await EmbeddedDatabase.open(config.dataDir) : null;
   try {
     const options: DatabaseOptions = {
-      ...buildDataSourceOptions(
-        embedded ? { embedded } : { databaseUrl: config.databaseUrl!, poolSize: 1 },
-        config.databaseAcquireTimeoutMs,
-      ),
+      ...buildDataSourceOptions(embedded ? { embedded } : { databaseUrl: config.databaseUrl!, poolSize: 1 }, {
+        acquireTimeoutMs: config.databaseAcquireTimeoutMs,
+      }),
       migrationLockTimeoutMs: config.migrationLockTimeoutMs,
     };
     const dataSource = await openMigratedDataSource(options as DataSourceOptions);

@@ -11,7 +11,7 @@ import {
   MemoryType,
   isMemoryType,
 } from './extraction-types';
-import { normaliseMemoryContent } from './memory-content';
+import { normaliseMemoryContent } from '../memories/memory-content';
 
 /**
  * Confidence of a trait whose confidence the model left out. Just at the default schemas' highest

@@ -1,7 +1,7 @@
 import { TraitSchema } from '../traits/trait-schema';
 import { checkTraitValue } from '../traits/trait-value';
 import { ExtractedMemory, ExtractedTrait, ExtractionResult } from './extraction-types';
-import { normaliseMemoryContent } from './memory-content';
+import { normaliseMemoryContent } from '../memories/memory-content';
 import { unionListItems } from './trait-merge';
 
 /**

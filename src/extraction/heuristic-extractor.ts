@@ -4,7 +4,7 @@ import { ExtractedMemory, ExtractedTrait, ExtractionResult } from './extraction-
 import { classifyMemory } from './heuristic-memory-rules';
 import { MAX_ANALYSED_SENTENCE_LENGTH, analyseSentence, splitIntoSentences } from './heuristic-sentences';
 import { TraitMatch, matchTraitRules } from './heuristic-trait-rules';
-import { normaliseMemoryContent } from './memory-content';
+import { normaliseMemoryContent } from '../memories/memory-content';
 
 /** At most this many memories from one text: a long paste is not a biography. */
 export const MAX_HEURISTIC_MEMORIES = 50;

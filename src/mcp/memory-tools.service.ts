@@ -3,7 +3,8 @@ import { CreateMemoryDto } from '../memories/dto/memory-request.dto';
 import { toMemoryDto } from '../memories/dto/memory-response.dto';
 import { MemoriesService } from '../memories/memories.service';
 import { MemoryType } from '../memories/memory.entity';
-import { toProfileDetailsResponse } from '../profiles/dto/profile-response.dto';
+import { toProfileDetailsResponse } from '../profile-data/dto/profile-data-response.dto';
+import { ProfileDataService } from '../profile-data/profile-data.service';
 import { ProfilesService } from '../profiles/profiles.service';
 import { ContextService } from '../context/context.service';
 import { toContextMemoryDto } from '../context/dto/context.dto';
@@ -18,6 +19,7 @@ import { TraitsService } from '../traits/traits.service';
 export class MemoryToolsService {
   constructor(
     private readonly profiles: ProfilesService,
+    private readonly profileData: ProfileDataService,
     private readonly memories: MemoriesService,
     private readonly traits: TraitsService,
     private readonly context: ContextService,
@@ -44,7 +46,7 @@ export class MemoryToolsService {
   }
 
   async profile(userId: string) {
-    return toProfileDetailsResponse(await this.profiles.details(await this.profileIdOf(userId)));
+    return toProfileDetailsResponse(await this.profileData.details(await this.profileIdOf(userId)));
   }
 
   async setTrait(userId: string, key: string, value: unknown) {

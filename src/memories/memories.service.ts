@@ -6,7 +6,7 @@ import { ApiError, profileNotFound, truncate } from '../common/api-error';
 import { UUID_PATTERN } from '../common/iso';
 import { storableUnitInterval } from '../common/stored-real';
 import { inProfileWrite } from '../database/profile-write-lock';
-import { memoryContentHash } from '../extraction/memory-content';
+import { memoryContentHash } from './memory-content';
 import { HistoryEntry, HistorySource, NewHistoryEntry, ProfileHistory } from '../history/profile-history';
 import { ProfilesService } from '../profiles/profiles.service';
 import { MEMORIES_STORED, MemoriesStoredEvent } from './memory-events';

@@ -1,5 +1,5 @@
+import { DEFAULT_RANKING_WEIGHTS } from '../config/ranking-weights';
 import {
-  DEFAULT_RANKING_WEIGHTS,
   RankCandidate,
   rankMemories,
   relevanceOf,

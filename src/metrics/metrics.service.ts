@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { UpstreamObservation, UpstreamObserver } from '../upstream/upstream-client';
+import type { UpstreamObservation, UpstreamObserver } from './upstream-observation';
 import { LabelledCounter, LabelledHistogram } from './labelled-series';
 
 /** Every metric of the service starts with this (process and Node.js metrics keep their usual names). */

@@ -1,16 +1,4 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  HttpStatus,
-  Param,
-  Patch,
-  Post,
-  Query,
-  Res,
-} from '@nestjs/common';
+import { Body, Controller, Get, HttpStatus, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
@@ -24,14 +12,9 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import { RequiresApiKey } from '../common/public.decorator';
 import { CreateProfileDto, ListProfilesQueryDto, UpdateProfileDto } from './dto/profile-request.dto';
 import {
-  DeleteProfileResponseDto,
-  ProfileDetailsResponseDto,
-  ProfileExportDto,
   ProfileListResponseDto,
   ProfileResponseDto,
-  toProfileDetailsResponse,
   toProfileDto,
-  toProfileExportDto,
   toProfileListResponse,
 } from './dto/profile-response.dto';
 import { ProfilesService } from './profiles.service';
@@ -68,15 +51,6 @@ export class ProfilesController {
     return { profile: toProfileDto(profile) };
   }
 
-  /** Get a profile with its traits and its 10 newest memories. */
-  @Get(':id')
-  @ApiParam(PROFILE_ID_PARAM)
-  @ApiOkResponse({ type: ProfileDetailsResponseDto })
-  @ApiNotFoundResponse({ description: '`profile_not_found`', type: ErrorResponseDto })
-  async getProfile(@Param('id') id: string): Promise<ProfileDetailsResponseDto> {
-    return toProfileDetailsResponse(await this.profiles.details(id));
-  }
-
   /** Set the summary by hand (bumps summaryVersion); "" hands it back to automatic summarisation. */
   @Patch(':id')
   @ApiParam(PROFILE_ID_PARAM)
@@ -84,24 +58,5 @@ export class ProfilesController {
   @ApiNotFoundResponse({ description: '`profile_not_found`', type: ErrorResponseDto })
   async updateProfile(@Param('id') id: string, @Body() body: UpdateProfileDto): Promise<ProfileResponseDto> {
     return { profile: toProfileDto(await this.profiles.updateSummary(id, body.summary)) };
-  }
-
-  /** Delete the profile with its traits, memories and messages; irreversible. */
-  @Delete(':id')
-  @HttpCode(HttpStatus.OK)
-  @ApiParam(PROFILE_ID_PARAM)
-  @ApiOkResponse({ type: DeleteProfileResponseDto })
-  @ApiNotFoundResponse({ description: '`profile_not_found`', type: ErrorResponseDto })
-  async deleteProfile(@Param('id') id: string): Promise<DeleteProfileResponseDto> {
-    return { success: true, deleted: await this.profiles.delete(id) };
-  }
-
-  /** Export everything stored about the profile (data portability). */
-  @Get(':id/export')
-  @ApiParam(PROFILE_ID_PARAM)
-  @ApiOkResponse({ type: ProfileExportDto })
-  @ApiNotFoundResponse({ description: '`profile_not_found`', type: ErrorResponseDto })
-  async exportProfile(@Param('id') id: string): Promise<ProfileExportDto> {
-    return toProfileExportDto(await this.profiles.export(id));
   }
 }

@@ -1,53 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { profileNotFound } from '../common/api-error';
 import { UUID_PATTERN } from '../common/iso';
-import { HistoryEntry, ProfileHistory } from '../history/profile-history';
-import { MemoryEntity } from '../memories/memory.entity';
-import { MessageEntity } from '../messages/message.entity';
-import { TraitEntity } from '../traits/trait.entity';
 import { MAX_EXTERNAL_ID_LENGTH } from './dto/profile-request.dto';
 import { ProfileEntity } from './profile.entity';
-import { PROFILE_ERASED, ProfileErasedEvent } from './profile-events';
-
-export const RECENT_MEMORIES_IN_PROFILE = 10;
 
 export interface ProfilePage {
   profiles: ProfileEntity[];
   total: number;
 }
 
-export interface ProfileDetails {
-  profile: ProfileEntity;
-  traits: TraitEntity[];
-  recentMemories: MemoryEntity[];
-}
-
-export interface ProfileExport {
-  profile: ProfileEntity;
-  traits: TraitEntity[];
-  memories: MemoryEntity[];
-  messages: MessageEntity[];
-  /** Every change of the profile's memories and traits, oldest first. */
-  history: HistoryEntry[];
-  exportedAt: Date;
-}
-
-export interface DeletedCounts {
-  traits: number;
-  memories: number;
-  messages: number;
-}
-
+/**
+ * Profiles themselves: listing, creation by external id, resolving the id a path names, and the summary.
+ * What a profile holds (traits, memories, messages) is read and erased whole by ProfileDataService.
+ */
 @Injectable()
 export class ProfilesService {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly history: ProfileHistory,
-    private readonly events: EventEmitter2,
-  ) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   private get profiles() {
     return this.dataSource.getRepository(ProfileEntity);
@@ -106,19 +76,6 @@ export class ProfilesService {
     return profile;
   }
 
-  async details(pathId: string): Promise<ProfileDetails> {
-    const profile = await this.resolve(pathId);
-    const traits = await this.dataSource
-      .getRepository(TraitEntity)
-      .find({ where: { profileId: profile.id }, order: { key: 'ASC' } });
-    const recentMemories = await this.dataSource.getRepository(MemoryEntity).find({
-      where: { profileId: profile.id, supersededAt: IsNull() },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: RECENT_MEMORIES_IN_PROFILE,
-    });
-    return { profile, traits, recentMemories };
-  }
-
   /** Writes the summary by hand; an empty summary hands it back to automatic summarisation. */
   async updateSummary(pathId: string, summary: string): Promise<ProfileEntity> {
     const profile = await this.resolve(pathId);
@@ -132,56 +89,6 @@ export class ProfilesService {
     const row = rows[0]?.[0];
     if (!row) throw profileNotFound(pathId);
     return this.profiles.create(fromRow(row));
-  }
-
-  /** Deletes the profile and everything of it, and says exactly how many rows of each kind went. */
-  async delete(pathId: string): Promise<DeletedCounts> {
-    const profile = await this.resolve(pathId);
-    const deleted = await this.dataSource.transaction(async (manager) => {
-      // Locking the row first makes concurrent inserts of its children wait and then fail, so the
-      // counts below are all that ever existed.
-      const locked: unknown[] = await manager.query(`SELECT id FROM profiles WHERE id = $1 FOR UPDATE`, [
-        profile.id,
-      ]);
-      if (locked.length === 0) throw profileNotFound(pathId);
-      const rows: Array<{ traits: number; memories: number; messages: number }> = await manager.query(
-        `WITH t AS (DELETE FROM traits WHERE profile_id = $1 RETURNING 1),
-              m AS (DELETE FROM memories WHERE profile_id = $1 RETURNING 1),
-              g AS (DELETE FROM messages WHERE profile_id = $1 RETURNING 1),
-              p AS (DELETE FROM profiles WHERE id = $1 RETURNING 1)
-         SELECT (SELECT count(*) FROM t)::int AS traits,
-                (SELECT count(*) FROM m)::int AS memories,
-                (SELECT count(*) FROM g)::int AS messages,
-                (SELECT count(*) FROM p)::int AS profiles`,
-        [profile.id],
-      );
-      const { traits, memories, messages } = rows[0];
-      return { traits, memories, messages };
-    });
-    const event: ProfileErasedEvent = { profileId: profile.id };
-    this.events.emit(PROFILE_ERASED, event);
-    return deleted;
-  }
-
-  async export(pathId: string): Promise<ProfileExport> {
-    const profile = await this.resolve(pathId);
-    // One snapshot, so the parts of the export agree with each other.
-    return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
-      const traits = await manager.find(TraitEntity, {
-        where: { profileId: profile.id },
-        order: { key: 'ASC' },
-      });
-      const memories = await manager.find(MemoryEntity, {
-        where: { profileId: profile.id },
-        order: { createdAt: 'ASC', id: 'ASC' },
-      });
-      const messages = await manager.find(MessageEntity, {
-        where: { profileId: profile.id },
-        order: { seq: 'ASC' },
-      });
-      const history = await this.history.all(manager, profile.id);
-      return { profile, traits, memories, messages, history, exportedAt: new Date() };
-    });
   }
 }
 

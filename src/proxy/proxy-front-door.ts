@@ -24,7 +24,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AllExceptionsFilter } from '../common/all-exceptions.filter';
 import { ApiError } from '../common/api-error';
-import { GLOBAL_GUARDS } from '../common/common.module';
+import { GLOBAL_GUARDS } from '../request-pipeline/request-pipeline.module';
 import { requestLogger } from '../common/request-logger';
 import { ProxyController } from './proxy.controller';
 

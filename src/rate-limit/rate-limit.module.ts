@@ -9,7 +9,7 @@ const ONE_MINUTE_MS = 60_000;
 /**
  * The two limits (`default` and `ingest`, per client address per minute) for @nestjs/throttler, with
  * the counters in memory or, with REDIS_URL, in Redis for several replicas. The guard that applies
- * them is RateLimitGuard, registered in CommonModule ahead of the API key guard.
+ * them is RateLimitGuard, registered in RequestPipelineModule ahead of the API key guard.
  */
 @Module({
   imports: [

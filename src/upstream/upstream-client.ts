@@ -1,6 +1,7 @@
 import { Pool, type Dispatcher } from 'undici';
 import type { HeaderMap } from './relay-headers';
 import { classifyUpstreamFailure, UpstreamPathError, UpstreamTimeoutError } from './upstream-errors';
+import type { UpstreamObservation, UpstreamObserver } from '../metrics/upstream-observation';
 
 export { relayHeaders, type HeaderMap, type RelayHeadersOptions } from './relay-headers';
 export {
@@ -34,15 +35,6 @@ export interface UpstreamClientOptions {
 }
 
 /** One request as an observer sees it: the status when headers arrived, or how it failed before them. */
-export interface UpstreamObservation {
-  status: number | null;
-  failure: 'timeout' | 'unavailable' | 'aborted' | null;
-  /** From sending to the response headers (or to the failure). */
-  seconds: number;
-}
-
-export type UpstreamObserver = (observation: UpstreamObservation) => void;
-
 /**
  * What cancels a call besides an AbortSignal: an emitter of `abort` that says whether it was aborted and
  * why, which undici takes as a signal (the proxy's client connection, cheaper than an AbortSignal).

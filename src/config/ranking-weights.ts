@@ -1,0 +1,23 @@
+export interface RankingWeights {
+  relevance: number;
+  importance: number;
+  recency: number;
+  /** Days after which recency has halved. */
+  recencyHalfLifeDays: number;
+  /** With semantic ranking, the share of relevance that comes from meaning (the rest from words). */
+  semanticShare: number;
+}
+
+/**
+ * Measured with `BENCH_SUITES=weights npm run bench` (scenarios where the newer statement, the more
+ * important fact, the relevant but unimportant or old memory must win): 0.8 / 0.3 / 0.2 and 30 days
+ * got every question right; the former 0.6 / 0.3 / 0.1 lost 5 of 40 partial-match questions to
+ * important memories sharing one word. LoCoMo (all importances and ages alike) does not move with them.
+ */
+export const DEFAULT_RANKING_WEIGHTS: RankingWeights = {
+  relevance: 0.8,
+  importance: 0.3,
+  recency: 0.2,
+  recencyHalfLifeDays: 30,
+  semanticShare: 0.5,
+};

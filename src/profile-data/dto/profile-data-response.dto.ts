@@ -1,0 +1,89 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { HistoryEntryDto, toHistoryEntryDto } from '../../history/history-entry.dto';
+import { MemorySummaryDto, toMemorySummaryDto } from '../../memories/dto/memory-response.dto';
+import { MessageDto, toMessageDto } from '../../messages/dto/message-response.dto';
+import {
+  ProfileCoreDto,
+  ProfileDto,
+  toProfileCoreDto,
+  toProfileDto,
+} from '../../profiles/dto/profile-response.dto';
+import {
+  ExportedTraitDto,
+  ProfileTraitDto,
+  toExportedTraitDto,
+  toProfileTraitDto,
+} from '../../traits/dto/trait-response.dto';
+import type { ProfileDetails, ProfileExport } from '../profile-data.service';
+
+export class ProfileWithTraitsDto extends ProfileDto {
+  @ApiProperty({ type: [ProfileTraitDto] })
+  traits: ProfileTraitDto[];
+}
+
+export class ProfileDetailsResponseDto {
+  @ApiProperty({ type: ProfileWithTraitsDto })
+  profile: ProfileWithTraitsDto;
+
+  /** The 10 newest memories. */
+  @ApiProperty({ type: [MemorySummaryDto] })
+  recentMemories: MemorySummaryDto[];
+}
+
+export class DeletedCountsDto {
+  @ApiProperty({ example: 3 })
+  traits: number;
+
+  @ApiProperty({ example: 12 })
+  memories: number;
+
+  @ApiProperty({ example: 40 })
+  messages: number;
+}
+
+export class DeleteProfileResponseDto {
+  @ApiProperty({ example: true })
+  success: boolean;
+
+  @ApiProperty({ type: DeletedCountsDto })
+  deleted: DeletedCountsDto;
+}
+
+export class ProfileExportDto {
+  @ApiProperty({ type: ProfileCoreDto })
+  profile: ProfileCoreDto;
+
+  @ApiProperty({ type: [ExportedTraitDto] })
+  traits: ExportedTraitDto[];
+
+  @ApiProperty({ type: [MemorySummaryDto] })
+  memories: MemorySummaryDto[];
+
+  @ApiProperty({ type: [MessageDto] })
+  messages: MessageDto[];
+
+  /** Every change of the profile's memories and traits, oldest first. */
+  @ApiProperty({ type: [HistoryEntryDto] })
+  history: HistoryEntryDto[];
+
+  @ApiProperty({ format: 'date-time' })
+  exportedAt: string;
+}
+
+export function toProfileDetailsResponse(details: ProfileDetails): ProfileDetailsResponseDto {
+  return {
+    profile: { ...toProfileDto(details.profile), traits: details.traits.map(toProfileTraitDto) },
+    recentMemories: details.recentMemories.map(toMemorySummaryDto),
+  };
+}
+
+export function toProfileExportDto(data: ProfileExport): ProfileExportDto {
+  return {
+    profile: toProfileCoreDto(data.profile),
+    traits: data.traits.map(toExportedTraitDto),
+    memories: data.memories.map(toMemorySummaryDto),
+    messages: data.messages.map(toMessageDto),
+    history: data.history.map(toHistoryEntryDto),
+    exportedAt: data.exportedAt.toISOString(),
+  };
+}

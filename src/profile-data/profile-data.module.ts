@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { HistoryModule } from '../history/history.module';
+import { ProfilesModule } from '../profiles/profiles.module';
+import { ProfileDataController } from './profile-data.controller';
+import { ProfileDataService } from './profile-data.service';
+
+/** A profile with everything it holds: details, export and erasure. */
+@Module({
+  imports: [ProfilesModule, HistoryModule],
+  controllers: [ProfileDataController],
+  providers: [ProfileDataService],
+  exports: [ProfileDataService],
+})
+export class ProfileDataModule {}

@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, IsNull } from 'typeorm';
+import { profileNotFound } from '../common/api-error';
+import { HistoryEntry, ProfileHistory } from '../history/profile-history';
+import { MemoryEntity } from '../memories/memory.entity';
+import { MessageEntity } from '../messages/message.entity';
+import { ProfileEntity } from '../profiles/profile.entity';
+import { PROFILE_ERASED, ProfileErasedEvent } from '../profiles/profile-events';
+import { ProfilesService } from '../profiles/profiles.service';
+import { TraitEntity } from '../traits/trait.entity';
+
+export const RECENT_MEMORIES_IN_PROFILE = 10;
+
+export interface ProfileDetails {
+  profile: ProfileEntity;
+  traits: TraitEntity[];
+  recentMemories: MemoryEntity[];
+}
+
+export interface ProfileExport {
+  profile: ProfileEntity;
+  traits: TraitEntity[];
+  memories: MemoryEntity[];
+  messages: MessageEntity[];
+  /** Every change of the profile's memories and traits, oldest first. */
+  history: HistoryEntry[];
+  exportedAt: Date;
+}
+
+export interface DeletedCounts {
+  traits: number;
+  memories: number;
+  messages: number;
+}
+
+/**
+ * Everything stored of one profile, read or erased as a whole: the profile with its traits and newest
+ * memories, the export (data portability) and the erasure.
+ */
+@Injectable()
+export class ProfileDataService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly profiles: ProfilesService,
+    private readonly history: ProfileHistory,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  async details(pathId: string): Promise<ProfileDetails> {
+    const profile = await this.profiles.resolve(pathId);
+    const traits = await this.dataSource
+      .getRepository(TraitEntity)
+      .find({ where: { profileId: profile.id }, order: { key: 'ASC' } });
+    const recentMemories = await this.dataSource.getRepository(MemoryEntity).find({
+      where: { profileId: profile.id, supersededAt: IsNull() },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: RECENT_MEMORIES_IN_PROFILE,
+    });
+    return { profile, traits, recentMemories };
+  }
+
+  /** Deletes the profile and everything of it, and says exactly how many rows of each kind went. */
+  async delete(pathId: string): Promise<DeletedCounts> {
+    const profile = await this.profiles.resolve(pathId);
+    const deleted = await this.dataSource.transaction(async (manager) => {
+      // Locking the row first makes concurrent inserts of its children wait and then fail, so the
+      // counts below are all that ever existed.
+      const locked: unknown[] = await manager.query(`SELECT id FROM profiles WHERE id = $1 FOR UPDATE`, [
+        profile.id,
+      ]);
+      if (locked.length === 0) throw profileNotFound(pathId);
+      const rows: Array<{ traits: number; memories: number; messages: number }> = await manager.query(
+        `WITH t AS (DELETE FROM traits WHERE profile_id = $1 RETURNING 1),
+              m AS (DELETE FROM memories WHERE profile_id = $1 RETURNING 1),
+              g AS (DELETE FROM messages WHERE profile_id = $1 RETURNING 1),
+              p AS (DELETE FROM profiles WHERE id = $1 RETURNING 1)
+         SELECT (SELECT count(*) FROM t)::int AS traits,
+                (SELECT count(*) FROM m)::int AS memories,
+                (SELECT count(*) FROM g)::int AS messages,
+                (SELECT count(*) FROM p)::int AS profiles`,
+        [profile.id],
+      );
+      const { traits, memories, messages } = rows[0];
+      return { traits, memories, messages };
+    });
+    const event: ProfileErasedEvent = { profileId: profile.id };
+    this.events.emit(PROFILE_ERASED, event);
+    return deleted;
+  }
+
+  async export(pathId: string): Promise<ProfileExport> {
+    const profile = await this.profiles.resolve(pathId);
+    // One snapshot, so the parts of the export agree with each other.
+    return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
+      const traits = await manager.find(TraitEntity, {
+        where: { profileId: profile.id },
+        order: { key: 'ASC' },
+      });
+      const memories = await manager.find(MemoryEntity, {
+        where: { profileId: profile.id },
+        order: { createdAt: 'ASC', id: 'ASC' },
+      });
+      const messages = await manager.find(MessageEntity, {
+        where: { profileId: profile.id },
+        order: { seq: 'ASC' },
+      });
+      const history = await this.history.all(manager, profile.id);
+      return { profile, traits, memories, messages, history, exportedAt: new Date() };
+    });
+  }
+}
