@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { errorMessage } from '../common/error-message';
 import { JobLeases } from '../database/job-leases';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
+import { TraitsRepository } from '../traits/traits.repository';
 import { ExtractionAbortedError } from './extraction-errors';
 import { ExtractionService } from './extraction.service';
 import { LlmChat } from './llm-chat';
@@ -34,6 +35,7 @@ export class SummaryService {
     private readonly llm: LlmChat,
     private readonly schemas: TraitSchemaRegistry,
     private readonly leases: JobLeases,
+    private readonly traits: TraitsRepository,
   ) {}
 
   /**
@@ -87,10 +89,7 @@ export class SummaryService {
   }
 
   private async compose(profileId: string, signal: AbortSignal): Promise<string | null> {
-    const traits: SummaryTrait[] = await this.dataSource.query(
-      `SELECT key, value FROM traits WHERE profile_id = $1 ORDER BY key`,
-      [profileId],
-    );
+    const traits: SummaryTrait[] = await this.traits.keyValues(profileId);
     const memories: SummaryMemory[] = await this.dataSource.query(
       `SELECT content FROM memories WHERE profile_id = $1 AND superseded_at IS NULL
        ORDER BY importance * decay_factor DESC, created_at DESC LIMIT $2`,

@@ -10,6 +10,7 @@ import { ProfileEntity } from '../profiles/profile.entity';
 import { PROFILE_ERASED, ProfileErasedEvent } from '../profiles/profile-events';
 import { ProfilesService } from '../profiles/profiles.service';
 import { TraitEntity } from '../traits/trait.entity';
+import { TraitsRepository } from '../traits/traits.repository';
 
 export const RECENT_MEMORIES_IN_PROFILE = 10;
 
@@ -46,13 +47,12 @@ export class ProfileDataService {
     private readonly profiles: ProfilesService,
     private readonly history: ProfileHistory,
     private readonly events: EventEmitter2,
+    private readonly traits: TraitsRepository,
   ) {}
 
   async details(pathId: string): Promise<ProfileDetails> {
     const profile = await this.profiles.resolve(pathId);
-    const traits = await this.dataSource
-      .getRepository(TraitEntity)
-      .find({ where: { profileId: profile.id }, order: { key: 'ASC' } });
+    const traits = await this.traits.list(profile.id);
     const recentMemories = await this.dataSource.getRepository(MemoryEntity).find({
       where: { profileId: profile.id, supersededAt: IsNull() },
       order: { createdAt: 'DESC', id: 'DESC' },
@@ -94,10 +94,7 @@ export class ProfileDataService {
     const profile = await this.profiles.resolve(pathId);
     // One snapshot, so the parts of the export agree with each other.
     return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
-      const traits = await manager.find(TraitEntity, {
-        where: { profileId: profile.id },
-        order: { key: 'ASC' },
-      });
+      const traits = await this.traits.list(profile.id, manager);
       const memories = await manager.find(MemoryEntity, {
         where: { profileId: profile.id },
         order: { createdAt: 'ASC', id: 'ASC' },

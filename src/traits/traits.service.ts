@@ -10,6 +10,7 @@ import { TRAIT_KEY_PATTERN } from './trait-schema';
 import { TraitSchemaRegistry } from './trait-schema-registry';
 import { TraitEntity } from './trait.entity';
 import { checkTraitValue, inferValueType } from './trait-value';
+import { TraitsRepository } from './traits.repository';
 
 export const CUSTOM_TRAIT_CATEGORY = 'custom';
 
@@ -20,15 +21,12 @@ export class TraitsService {
     private readonly profiles: ProfilesService,
     private readonly schemas: TraitSchemaRegistry,
     private readonly history: ProfileHistory,
+    private readonly traits: TraitsRepository,
   ) {}
-
-  private get traits() {
-    return this.dataSource.getRepository(TraitEntity);
-  }
 
   async list(profilePathId: string): Promise<TraitEntity[]> {
     const profile = await this.profiles.resolve(profilePathId);
-    return this.traits.find({ where: { profileId: profile.id }, order: { key: 'ASC' } });
+    return this.traits.list(profile.id);
   }
 
   /** Creates or replaces a trait by hand: source `manual`, which extraction never overwrites. */
@@ -51,18 +49,14 @@ export class TraitsService {
       profile.id,
       () => profileNotFound(profilePathId),
       async (manager) => {
-        // an UPDATE or DELETE answers [rows, count] through TypeORM
-        const [rows]: [Array<{ value: unknown; confidence: number }>, number] = await manager.query(
-          `DELETE FROM traits WHERE profile_id = $1 AND key = $2 RETURNING value, confidence`,
-          [profile.id, key],
-        );
-        if (rows.length === 0) throw traitNotFound(key);
+        const deleted = await this.traits.delete(manager, profile.id, key);
+        if (!deleted) throw traitNotFound(key);
         await this.history.record(manager, profile.id, [
           {
             subject: 'trait',
             subjectKey: key,
             change: 'deleted',
-            oldValue: { value: rows[0].value, confidence: rows[0].confidence },
+            oldValue: { value: deleted.value, confidence: deleted.confidence },
             newValue: null,
             source: 'api',
           },
@@ -127,27 +121,15 @@ export class TraitsService {
         'invalid_trait_value',
         `Invalid value for trait '${key}': ${check.reason}.`,
       );
-    // the row is locked first, so that the value recorded as the old one is the one replaced
-    const [old]: Array<{ value: unknown; confidence: number } | undefined> = await manager.query(
-      `SELECT value, confidence FROM traits WHERE profile_id = $1 AND key = $2 FOR UPDATE`,
-      [profileId, key],
-    );
-    const [{ id }]: Array<{ id: string }> = await manager.query(
-      `INSERT INTO traits (profile_id, key, value, value_type, category, confidence, source)
-       VALUES ($1, $2, $3::jsonb, $4, $5, $6, 'manual')
-       ON CONFLICT (profile_id, key) DO UPDATE
-         SET value = EXCLUDED.value, value_type = EXCLUDED.value_type, category = EXCLUDED.category,
-             confidence = EXCLUDED.confidence, source = 'manual', source_message_ids = '{}', updated_at = now()
-       RETURNING id`,
-      [
-        profileId,
-        key,
-        JSON.stringify(check.value),
-        valueType,
-        schema?.category ?? CUSTOM_TRAIT_CATEGORY,
-        confidence,
-      ],
-    );
+    const old = await this.traits.lockOne(manager, profileId, key);
+    const id = await this.traits.upsertManual(manager, {
+      profileId,
+      key,
+      value: check.value,
+      valueType,
+      category: schema?.category ?? CUSTOM_TRAIT_CATEGORY,
+      confidence,
+    });
     await this.history.record(manager, profileId, [
       {
         subject: 'trait',
@@ -158,7 +140,7 @@ export class TraitsService {
         source: 'api',
       },
     ]);
-    return manager.getRepository(TraitEntity).findOneByOrFail({ id, profileId });
+    return this.traits.findOne(manager, profileId, id);
   }
 }
 
