@@ -5,7 +5,10 @@ import { preProcessFile } from 'typescript';
 
 const SOURCE_ROOT = __dirname;
 
-/** Each folder directly under `root`, with the other folders its code (specs aside) imports and from which files. */
+/**
+ * Each folder directly under `root`, with the folders its code (specs aside) imports, and from which
+ * files.
+ */
 function folderImports(root: string): Map<string, Map<string, string[]>> {
   const folders = readdirSync(root, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())

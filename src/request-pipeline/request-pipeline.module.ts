@@ -12,7 +12,10 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module';
  */
 export const GLOBAL_GUARDS = [RateLimitGuard, ApiKeyGuard];
 
-/** The global request pipeline (guards, validation, error envelope), so that every app built from AppModule runs it. */
+/**
+ * The global request pipeline (guards, validation, the error envelope) as providers, so that every app
+ * built from AppModule runs it.
+ */
 @Global()
 @Module({
   imports: [RateLimitModule],
