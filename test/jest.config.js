@@ -5,8 +5,9 @@
 const root = require('node:path').resolve(__dirname, '..');
 const typescript = {
   moduleFileExtensions: ['ts', 'js', 'json'],
-  // TEST_OPEN_HANDLES=<file> lists what each test file leaves open (test/setup/open-handles.js)
-  setupFilesAfterEnv: ['<rootDir>/test/setup/open-handles.js'],
+  // TEST_OPEN_HANDLES=<file> lists what each test file leaves open (test/setup/open-handles.js);
+  // process-monitors.js stops the process-wide monitors a file's apps started
+  setupFilesAfterEnv: ['<rootDir>/test/setup/open-handles.js', '<rootDir>/test/setup/process-monitors.js'],
   // the build (dist/, with its copy of package.json) is run by the boot tests, never imported
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
   transform: require('./setup/swc-transform'),
@@ -22,9 +23,9 @@ const endToEnd = {
 module.exports = {
   rootDir: root,
   testTimeout: 60_000,
-  // A worker's heap grows with every file it runs (past a gigabyte, two resident, by the end of a
-  // run), and a process that large took over Jest's 500 ms to exit ("A worker process has failed to
-  // exit gracefully"). A worker past this after a file is replaced by a fresh one.
+  // A worker that grew large took over Jest's 500 ms to exit ("A worker process has failed to exit
+  // gracefully"); each file's apps stayed in memory until test/setup/process-monitors.js. A worker
+  // still past this after a file is replaced by a fresh one.
   workerIdleMemoryLimit: '512MB',
   projects: [
     {
