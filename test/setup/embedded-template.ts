@@ -26,4 +26,8 @@ export default async function createEmbeddedTemplate(): Promise<void> {
   const file = join(tmpdir(), `pms-test-pglite-${process.pid}.tar`);
   writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
   process.env[TEMPLATE_ENV] = file;
+  // TypeORM keeps its decorators' metadata on the global object, here Jest's own. Jest gives each test
+  // file the globals it finds there, so a run in band would share this storage between files, and
+  // every file's entity classes, with all they reach, would stay in it until the run ends.
+  delete (globalThis as { typeormMetadataArgsStorage?: unknown }).typeormMetadataArgsStorage;
 }
