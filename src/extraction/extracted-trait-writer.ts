@@ -3,9 +3,9 @@ import { EntityManager } from 'typeorm';
 import { storableUnitInterval } from '../common/stored-real';
 import { HistorySource, NewHistoryEntry, ProfileHistory } from '../history/profile-history';
 import { TraitSchema } from '../traits/trait-schema';
-import { TraitsRepository } from '../traits/traits.repository';
+import { StoredTrait, TraitsRepository } from '../traits/traits.repository';
 import { ExtractedTrait } from './extraction-types';
-import { planTraitWrite, StoredTrait } from './trait-merge';
+import { planTraitWrite } from './trait-merge';
 
 /** Namespace (first key) of the transaction lock that serialises the applies to one profile. */
 export const APPLY_LOCK_NAMESPACE = 0x50_4d_53_01;

@@ -1,6 +1,7 @@
 import { DEFAULT_TRAIT_SCHEMAS } from '../traits/default-trait-schemas';
 import { TraitSchema } from '../traits/trait-schema';
-import { MAX_LIST_TRAIT_ITEMS, planTraitWrite, StoredTrait, unionListItems } from './trait-merge';
+import type { StoredTrait } from '../traits/traits.repository';
+import { MAX_LIST_TRAIT_ITEMS, planTraitWrite, unionListItems } from './trait-merge';
 
 const schema = (key: string): TraitSchema => DEFAULT_TRAIT_SCHEMAS.find((s) => s.key === key)!;
 const stored = (

@@ -1,16 +1,10 @@
 import { TraitSchema } from '../traits/trait-schema';
 import { checkTraitValue } from '../traits/trait-value';
+import type { StoredTrait } from '../traits/traits.repository';
 import { ExtractedTrait } from './extraction-types';
 
 /** Most items a merged list trait keeps (the trait API's own limit). */
 export const MAX_LIST_TRAIT_ITEMS = 100;
-
-export interface StoredTrait {
-  value: unknown;
-  confidence: number;
-  source: 'extracted' | 'manual';
-  sourceMessageIds: string[];
-}
 
 export interface TraitWrite {
   action: 'create' | 'update';

@@ -10,14 +10,13 @@ export interface TraitValue {
 }
 
 /** A stored trait as extraction merges into it. */
-export interface StoredTraitRow extends TraitValue {
-  key: string;
+export interface StoredTrait extends TraitValue {
   source: 'extracted' | 'manual';
   sourceMessageIds: string[];
 }
 
-/** What a write sets; the value is stored as JSON. */
-export interface TraitWrite {
+/** What an upsert sets; the value is stored as JSON. */
+export interface TraitUpsert {
   profileId: string;
   key: string;
   value: unknown;
@@ -53,9 +52,13 @@ export class TraitsRepository {
   }
 
   /** The stored traits of these keys, their rows locked. */
-  async lockMany(manager: EntityManager, profileId: string, keys: string[]): Promise<StoredTraitRow[]> {
+  async lockMany(
+    manager: EntityManager,
+    profileId: string,
+    keys: string[],
+  ): Promise<Array<StoredTrait & { key: string }>> {
     const rows: Array<
-      TraitValue & { key: string; source: 'extracted' | 'manual'; source_message_ids: string[] }
+      TraitValue & { key: string; source: StoredTrait['source']; source_message_ids: string[] }
     > = await manager.query(
       `SELECT key, value, confidence, source, source_message_ids FROM traits
          WHERE profile_id = $1 AND key = ANY($2::text[]) FOR UPDATE`,
@@ -71,7 +74,7 @@ export class TraitsRepository {
   }
 
   /** Creates or replaces the trait as `manual` (which extraction never overwrites); returns its id. */
-  async upsertManual(manager: EntityManager, trait: TraitWrite): Promise<string> {
+  async upsertManual(manager: EntityManager, trait: TraitUpsert): Promise<string> {
     const [{ id }]: Array<{ id: string }> = await manager.query(
       `INSERT INTO traits (profile_id, key, value, value_type, category, confidence, source)
        VALUES ($1, $2, $3::jsonb, $4, $5, $6, 'manual')
@@ -90,7 +93,7 @@ export class TraitsRepository {
    */
   async upsertExtracted(
     manager: EntityManager,
-    trait: TraitWrite & { sourceMessageIds: string[] },
+    trait: TraitUpsert & { sourceMessageIds: string[] },
   ): Promise<boolean> {
     const rows: unknown[] = await manager.query(
       `INSERT INTO traits (profile_id, key, value, value_type, category, confidence, source, source_message_ids)
@@ -124,7 +127,7 @@ export class TraitsRepository {
   }
 }
 
-function writeParameters(trait: TraitWrite): unknown[] {
+function writeParameters(trait: TraitUpsert): unknown[] {
   return [
     trait.profileId,
     trait.key,
