@@ -23,9 +23,8 @@ const endToEnd = {
 module.exports = {
   rootDir: root,
   testTimeout: 60_000,
-  // A worker that grew large took over Jest's 500 ms to exit ("A worker process has failed to exit
-  // gracefully"); each file's apps stayed in memory until test/setup/process-monitors.js. A worker
-  // still past this after a file is replaced by a fresh one.
+  // A worker past this heap after a file is replaced by a fresh one: a large worker takes longer than
+  // Jest's 500 ms to exit ("A worker process has failed to exit gracefully").
   workerIdleMemoryLimit: '512MB',
   projects: [
     {
