@@ -219,6 +219,7 @@ function readConfig(env: Env): AppConfig {
         36_500,
       ),
       semanticShare: read.decimal('RANK_SEMANTIC_SHARE', DEFAULT_RANKING_WEIGHTS.semanticShare, 0, 1),
+      associations: DEFAULT_RANKING_WEIGHTS.associations,
     },
     extractor: read.oneOf('EXTRACTOR', ['auto', 'llm', 'heuristic'] as const, 'auto'),
     extraction: {

@@ -6,6 +6,20 @@ export interface RankingWeights {
   recencyHalfLifeDays: number;
   /** With semantic ranking, the share of relevance that comes from meaning (the rest from words). */
   semanticShare: number;
+  /** How a candidate's associations with the question's strongest matches add to its relevance. */
+  associations: QuestionAssociationWeights;
+}
+
+/** How the question's strongest matches and its kind add to a candidate's relevance (memory-associations). */
+export interface QuestionAssociationWeights {
+  /** The most relevance the strongest matches' distinctive words add (pseudo-relevance feedback). */
+  feedback: number;
+  /** The strongest matches whose words are followed. */
+  feedbackMatches: number;
+  /** A word in more than this share of the candidates (and in more than two) is not distinctive. */
+  feedbackWordShare: number;
+  /** The share of relevance that a memory saying what someone likes gains for a question about preferences. */
+  cue: number;
 }
 
 /**
@@ -20,4 +34,5 @@ export const DEFAULT_RANKING_WEIGHTS: RankingWeights = {
   recency: 0.2,
   recencyHalfLifeDays: 30,
   semanticShare: 0.5,
+  associations: { feedback: 0.15, feedbackMatches: 3, feedbackWordShare: 0.1, cue: 0.2 },
 };

@@ -154,7 +154,7 @@ export class ContextService {
       Math.max(CANDIDATES_PER_SOURCE, limit),
       vector,
     );
-    return row ? this.rank(row, limit) : [];
+    return row ? this.rank(row, query, limit) : [];
   }
 
   /**
@@ -171,7 +171,7 @@ export class ContextService {
       vector,
       false,
     );
-    return row ? this.rank(row, limit) : [];
+    return row ? this.rank(row, text, limit) : [];
   }
 
   /**
@@ -189,7 +189,7 @@ export class ContextService {
     const semantic = perSource > 0 && this.semantic.enabled;
     const key = heldKey(profile);
     const trusted = semantic ? null : this.trustedHeld(key, this.held.get(key), question, perSource);
-    if (trusted) return this.assembled(trusted, schemas, maxMemories);
+    if (trusted) return this.assembled(trusted, schemas, question, maxMemories);
     return this.buildAsking(profile, schemas, question, maxMemories, perSource, semantic, signal);
   }
 
@@ -206,11 +206,16 @@ export class ContextService {
     // `build` tried the held copy already unless semantic ranking is on (and then the question may have
     // found no vector)
     const row = await this.loadProfile(profile, question, perSource, vector, semantic);
-    return row && this.assembled(row, schemas, maxMemories);
+    return row && this.assembled(row, schemas, question, maxMemories);
   }
 
-  private assembled(row: LoadedProfile, schemas: TraitSchema[], maxMemories: number): BuiltForQuestion {
-    const ranked = this.scored(row, maxMemories);
+  private assembled(
+    row: LoadedProfile,
+    schemas: TraitSchema[],
+    question: string,
+    maxMemories: number,
+  ): BuiltForQuestion {
+    const ranked = this.scored(row, question, maxMemories);
     const context = buildContextText(
       {
         summary: row.summary,
@@ -233,14 +238,18 @@ export class ContextService {
     };
   }
 
-  /** The profile's `limit` best candidates, with their scores. */
-  private rank(row: LoadedProfile, limit: number): ScoredMemory[] {
-    return this.scored(row, limit).map(withScore);
+  /** The profile's `limit` best candidates for the question, with their scores. */
+  private rank(row: LoadedProfile, question: string, limit: number): ScoredMemory[] {
+    return this.scored(row, question, limit).map(withScore);
   }
 
   /** `rank` without copying each memory to add its score, for the chat path that needs only the order. */
-  private scored(row: LoadedProfile, limit: number): Array<{ memory: RetrievedMemory; score: number }> {
-    return scoreAndRankMemories(row.memories, new Date(), this.config.ranking, limit);
+  private scored(
+    row: LoadedProfile,
+    question: string,
+    limit: number,
+  ): Array<{ memory: RetrievedMemory; score: number }> {
+    return scoreAndRankMemories(row.memories, new Date(), this.config.ranking, limit, questionText(question));
   }
 
   @OnEvent(PROFILE_ERASED)

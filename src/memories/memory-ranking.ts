@@ -1,4 +1,5 @@
 import { DEFAULT_RANKING_WEIGHTS, type RankingWeights } from '../config/ranking-weights';
+import { associate } from './memory-associations';
 
 export interface RankCandidate {
   id: string;
@@ -15,6 +16,8 @@ export interface RankCandidate {
   lastAccessedAt: Date | null;
   /** The match this memory was found next to, when its relevance comes from that (proximity). */
   anchorId?: string | null;
+  /** Its text: what links it to the question's strongest matches (memory-associations). */
+  content?: string;
 }
 
 /**
@@ -33,8 +36,11 @@ export function rankMemories<T extends RankCandidate>(
   candidates: T[],
   now: Date,
   weights = DEFAULT_RANKING_WEIGHTS,
+  question = '',
 ): T[] {
-  return scoreAndRankMemories(candidates, now, weights).map((entry) => entry.memory);
+  return scoreAndRankMemories(candidates, now, weights, Number.POSITIVE_INFINITY, question).map(
+    (entry) => entry.memory,
+  );
 }
 
 /**
@@ -46,8 +52,9 @@ export function scoreAndRankMemories<T extends RankCandidate>(
   now: Date,
   weights = DEFAULT_RANKING_WEIGHTS,
   limit = Number.POSITIVE_INFINITY,
+  question = '',
 ): Array<{ memory: T; score: number }> {
-  const scores = scoresOf(candidates, now.getTime(), weights);
+  const scores = scoresOf(candidates, now.getTime(), weights, question);
   // higher score first; ties keep the newer memory first, then the id
   const order = (a: number, b: number) => scores[b] - scores[a] || tieOrder(candidates[a], candidates[b]);
   const ranked =
@@ -67,8 +74,14 @@ function tieOrder(a: RankCandidate, b: RankCandidate): number {
  * many as it has memories) to keep ten, so this is one loop with the weights and the recency rate
  * worked out once.
  */
-function scoresOf(candidates: readonly RankCandidate[], nowMs: number, weights: RankingWeights): number[] {
+function scoresOf(
+  candidates: readonly RankCandidate[],
+  nowMs: number,
+  weights: RankingWeights,
+  question: string,
+): number[] {
   const scores = relevanceOf(candidates, weights.semanticShare);
+  associate(candidates, question, scores, weights.associations);
   const rate = recencyRate(weights);
   let anchored = false;
   for (let index = 0; index < candidates.length; index++) {

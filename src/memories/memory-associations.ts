@@ -1,0 +1,151 @@
+import stem from 'wink-porter2-stemmer';
+import type { QuestionAssociationWeights } from '../config/ranking-weights';
+
+/** What the association stage needs of a candidate: its text, and whether it matched the question itself. */
+export interface AssociationCandidate {
+  content?: string;
+  textRank: number;
+  anchorId?: string | null;
+}
+
+/** What the association stage reads from a text: its words' stems (each once), and whether it says what someone likes. */
+export interface TextWords {
+  stems: readonly string[];
+  preference: boolean;
+}
+
+/** Texts and words remembered with what was read from them; past this the memory starts again. */
+const REMEMBERED = 50_000;
+const wordsByText = new Map<string, TextWords>();
+const stemByWord = new Map<string, string>();
+
+/** English words too common to say what a text is about, with the fillers of chat ("yeah", "wow", "thanks"). */
+const STOP_WORDS = new Set(
+  `a about above after again against all also am an and any are as at be because been before being below
+  between both but by can could did do does doing down during each few for from further get got had has
+  have having he her here hers herself him himself his how i if in into is it its itself just me more most
+  my myself no nor not now of off on once one only or other our ours ourselves out over own same she
+  should so some such than that the their theirs them themselves then there these they this those through
+  to too under until up very was we were what when where which while who whom why will with would you
+  your yours yourself yourselves yeah oh wow hey thanks thank really like just go going lot much many
+  well sure i'm i've i'd i'll it's that's what's you're you've we're they're don't can't didn't isn't`.split(
+    /\s+/,
+  ),
+);
+
+/** Words that say what someone likes, or is like. */
+const PREFERENCE_WORDS =
+  /\b(?:love[sd]?|loving|like[sd]?|enjoy(?:s|ed)?|favou?rite|fan|passion(?:ate)?|prefer(?:s|red)?|into|interested|dream|hobby|hobbies|always|never)\b/i;
+
+/** "Would X like ...", "Is X likely to ...": a question about a preference or a trait. */
+const PREFERENCE_QUESTION =
+  /\b(?:would|likely|might|could)\b.*\b(?:like|enjoy|want|prefer|interested|be|consider|pursue)\b/i;
+
+/** Whether the question asks about a preference or a trait ("would Anna enjoy ...", "is Anna likely to ..."). */
+export function asksPreference(question: string): boolean {
+  return PREFERENCE_QUESTION.test(question);
+}
+
+/** A lower-case word's Porter2 (Snowball English) stem; a number is its own. */
+function stemOf(word: string): string {
+  let known = stemByWord.get(word);
+  if (known === undefined) {
+    if (stemByWord.size >= REMEMBERED) stemByWord.clear();
+    known = /^[0-9]+$/.test(word) ? word : stem(word);
+    stemByWord.set(word, known);
+  }
+  return known;
+}
+
+/** What a text says to the association stage (remembered: a held profile's memories are ranked with every chat). */
+export function wordsOf(text: string): TextWords {
+  const known = wordsByText.get(text);
+  if (known) return known;
+  const stems = new Set<string>();
+  // a word with its clitic ("i'm", "melanie's") is one word: a stop word, or the word without it
+  for (const [written] of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:['’]\p{L}+)?/gu)) {
+    if (written.length < 2 || STOP_WORDS.has(written)) continue;
+    const word = written.replace(/['’]\p{L}+$/u, '');
+    if (word.length >= 2 && !STOP_WORDS.has(word)) stems.add(stemOf(word));
+  }
+  const words: TextWords = { stems: [...stems], preference: PREFERENCE_WORDS.test(text) };
+  if (wordsByText.size >= REMEMBERED) wordsByText.clear();
+  wordsByText.set(text, words);
+  return words;
+}
+
+/**
+ * Adds to each candidate's relevance (in [0, 1], changed in place) what the question's strongest
+ * matches and the question's kind say about it:
+ * - pseudo-relevance feedback: the distinctive words of the `feedbackMatches` strongest matches (in at
+ *   most `feedbackWordShare` of the candidates, not the question's own) count for the other candidates
+ *   that have them, each by its rarity among the candidates, up to `feedback` for the candidate sharing
+ *   most: a memory that shares no word with the question but several with its best answers (the other
+ *   half of a two-step answer) rises, below the question's own words;
+ * - a question about a preference or trait ("would ... like", "is ... likely to") multiplies by
+ *   1 + `cue` the relevance of memories that say what someone likes.
+ * Words are compared by their Porter2 stems, so "painted" meets "painting".
+ */
+export function associate(
+  candidates: readonly AssociationCandidate[],
+  question: string,
+  relevance: number[],
+  weights: QuestionAssociationWeights,
+): void {
+  const count = candidates.length;
+  if (count === 0 || question === '') return;
+  if (weights.cue > 0 && asksPreference(question)) {
+    for (let i = 0; i < count; i++) {
+      if (wordsOf(candidates[i].content ?? '').preference) relevance[i] *= 1 + weights.cue;
+    }
+  }
+  if (weights.feedback > 0 && weights.feedbackMatches > 0) feedback(candidates, question, relevance, weights);
+}
+
+/** The pseudo-relevance feedback of `associate`. */
+function feedback(
+  candidates: readonly AssociationCandidate[],
+  question: string,
+  relevance: number[],
+  weights: QuestionAssociationWeights,
+): void {
+  const count = candidates.length;
+  // the strongest matches of the question's own words (not the neighbours that share their rank)
+  const strongest: number[] = [];
+  for (let i = 0; i < count; i++)
+    if (candidates[i].textRank > 0 && !candidates[i].anchorId) strongest.push(i);
+  strongest.sort((a, b) => relevance[b] - relevance[a] || a - b);
+  strongest.length = Math.min(strongest.length, weights.feedbackMatches);
+  if (strongest.length === 0) return;
+
+  const own = new Set(wordsOf(question).stems);
+  // the matches' words, with the number of candidates that have each
+  const found = new Map<string, number>();
+  for (const m of strongest) {
+    for (const word of wordsOf(candidates[m].content ?? '').stems) if (!own.has(word)) found.set(word, 0);
+  }
+  const words = candidates.map((candidate) => wordsOf(candidate.content ?? '').stems);
+  for (const stems of words) {
+    for (const word of stems) {
+      const seen = found.get(word);
+      if (seen !== undefined) found.set(word, seen + 1);
+    }
+  }
+  const weight = new Map<string, number>();
+  // a word the match shares with one other candidate is distinctive however few the candidates
+  const mostSeen = Math.max(2, count * weights.feedbackWordShare);
+  for (const [word, seen] of found) {
+    if (seen <= mostSeen) weight.set(word, Math.log(count / seen));
+  }
+  if (weight.size === 0) return;
+  const isStrongest = new Set(strongest);
+  const shared = new Array<number>(count).fill(0);
+  let most = 0;
+  for (let i = 0; i < count; i++) {
+    if (isStrongest.has(i)) continue;
+    for (const word of words[i]) shared[i] += weight.get(word) ?? 0;
+    if (shared[i] > most) most = shared[i];
+  }
+  if (most === 0) return;
+  for (let i = 0; i < count; i++) relevance[i] += (weights.feedback * shared[i]) / most;
+}
