@@ -99,15 +99,17 @@ export function associate(
       if (wordsOf(candidates[i].content ?? '').preference) relevance[i] *= 1 + weights.cue;
     }
   }
-  if (weights.feedback > 0 && weights.feedbackMatches > 0) feedback(candidates, question, relevance, weights);
+  if (weights.feedback > 0 && weights.feedbackMatches > 0) {
+    feedback(candidates, new Set(wordsOf(question).stems), relevance, weights);
+  }
 }
 
-/** The pseudo-relevance feedback of `associate`. */
+/** The pseudo-relevance feedback of `associate`, for a question of these stems (`own`). */
 function feedback(
   candidates: readonly AssociationCandidate[],
-  question: string,
+  own: ReadonlySet<string>,
   relevance: number[],
-  weights: QuestionAssociationWeights,
+  { feedback: share, feedbackMatches, feedbackWordShare }: QuestionAssociationWeights,
 ): void {
   const count = candidates.length;
   // the strongest matches of the question's own words (not the neighbours that share their rank)
@@ -115,10 +117,9 @@ function feedback(
   for (let i = 0; i < count; i++)
     if (candidates[i].textRank > 0 && !candidates[i].anchorId) strongest.push(i);
   strongest.sort((a, b) => relevance[b] - relevance[a] || a - b);
-  strongest.length = Math.min(strongest.length, weights.feedbackMatches);
+  strongest.length = Math.min(strongest.length, feedbackMatches);
   if (strongest.length === 0) return;
 
-  const own = new Set(wordsOf(question).stems);
   // the matches' words, with the number of candidates that have each
   const found = new Map<string, number>();
   for (const m of strongest) {
@@ -133,7 +134,7 @@ function feedback(
   }
   const weight = new Map<string, number>();
   // a word the match shares with one other candidate is distinctive however few the candidates
-  const mostSeen = Math.max(2, count * weights.feedbackWordShare);
+  const mostSeen = Math.max(2, count * feedbackWordShare);
   for (const [word, seen] of found) {
     if (seen <= mostSeen) weight.set(word, Math.log(count / seen));
   }
@@ -147,5 +148,5 @@ function feedback(
     if (shared[i] > most) most = shared[i];
   }
   if (most === 0) return;
-  for (let i = 0; i < count; i++) relevance[i] += (weights.feedback * shared[i]) / most;
+  for (let i = 0; i < count; i++) relevance[i] += (share * shared[i]) / most;
 }
