@@ -1,5 +1,5 @@
 import { DEFAULT_RANKING_WEIGHTS, type RankingWeights } from '../config/ranking-weights';
-import { asksPreference, wordsOf } from './memory-associations';
+import { asksPreference, stemsOf } from './memory-associations';
 import { RankCandidate, rankMemories } from './memory-ranking';
 
 const now = new Date('2026-11-21T12:00:00Z');
@@ -61,7 +61,7 @@ describe('pseudo-relevance feedback', () => {
       memory('unrelated', 'Anna: the car needs new tyres', { createdAt: minutesAgo(1) }),
       ...others,
     ];
-    expect(wordsOf('she painted horses').stems).toEqual(wordsOf('painting a horse').stems);
+    expect(stemsOf('she painted horses')).toEqual(stemsOf('painting a horse'));
     expect(ids(rankMemories(inflected, now, DEFAULT_RANKING_WEIGHTS, question)).slice(0, 2)).toEqual([
       'match',
       'painted',

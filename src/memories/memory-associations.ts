@@ -14,8 +14,12 @@ export interface TextWords {
   preference: boolean;
 }
 
-/** Texts and words remembered with what was read from them; past this the memory starts again. */
-const REMEMBERED = 50_000;
+/** Memories' texts remembered with what was read from them; past this the memory starts again. */
+const REMEMBERED_TEXTS = 10_000;
+/** Words remembered with their stems; past this the memory starts again. */
+const REMEMBERED_WORDS = 50_000;
+/** A longer run of letters is not a word. */
+const LONGEST_WORD = 64;
 const wordsByText = new Map<string, TextWords>();
 const stemByWord = new Map<string, string>();
 
@@ -37,41 +41,48 @@ const STOP_WORDS = new Set(
 const PREFERENCE_WORDS =
   /\b(?:love[sd]?|loving|like[sd]?|enjoy(?:s|ed)?|favou?rite|fan|passion(?:ate)?|prefer(?:s|red)?|into|interested|dream|hobby|hobbies|always|never)\b/i;
 
-/** "Would X like ...", "Is X likely to ...": a question about a preference or a trait. */
-const PREFERENCE_QUESTION =
-  /\b(?:would|likely|might|could)\b.*\b(?:like|enjoy|want|prefer|interested|be|consider|pursue)\b/i;
+/** "Would X like ...", "Is X likely to ...": a question about a preference or a trait, in two parts. */
+const SUPPOSING = /\b(?:would|likely|might|could)\b/i;
+const WANTING = /\b(?:like|enjoy|want|prefer|interested|be|consider|pursue)\b/i;
 
 /** Whether the question asks about a preference or a trait ("would Anna enjoy ...", "is Anna likely to ..."). */
 export function asksPreference(question: string): boolean {
-  return PREFERENCE_QUESTION.test(question);
+  // two searches, each once over the text (one pattern with `.*` between them goes back over it)
+  const supposing = SUPPOSING.exec(question);
+  return supposing !== null && WANTING.test(question.slice(supposing.index + supposing[0].length));
 }
 
 /** A lower-case word's Porter2 (Snowball English) stem; a number is its own. */
 function stemOf(word: string): string {
   let known = stemByWord.get(word);
   if (known === undefined) {
-    if (stemByWord.size >= REMEMBERED) stemByWord.clear();
+    if (stemByWord.size >= REMEMBERED_WORDS) stemByWord.clear();
     known = /^[0-9]+$/.test(word) ? word : stem(word);
     stemByWord.set(word, known);
   }
   return known;
 }
 
-/** What a text says to the association stage (remembered: a held profile's memories are ranked with every chat). */
+/** What a memory's text says to the association stage (remembered: a held profile's memories are ranked with every chat). */
 export function wordsOf(text: string): TextWords {
   const known = wordsByText.get(text);
   if (known) return known;
+  const words: TextWords = { stems: stemsOf(text), preference: PREFERENCE_WORDS.test(text) };
+  if (wordsByText.size >= REMEMBERED_TEXTS) wordsByText.clear();
+  wordsByText.set(text, words);
+  return words;
+}
+
+/** The stems of a text's words other than stop words, each once (a question's are not remembered). */
+export function stemsOf(text: string): string[] {
   const stems = new Set<string>();
   // a word with its clitic ("i'm", "melanie's") is one word: a stop word, or the word without it
   for (const [written] of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:['’]\p{L}+)?/gu)) {
-    if (written.length < 2 || STOP_WORDS.has(written)) continue;
+    if (written.length < 2 || written.length > LONGEST_WORD || STOP_WORDS.has(written)) continue;
     const word = written.replace(/['’]\p{L}+$/u, '');
     if (word.length >= 2 && !STOP_WORDS.has(word)) stems.add(stemOf(word));
   }
-  const words: TextWords = { stems: [...stems], preference: PREFERENCE_WORDS.test(text) };
-  if (wordsByText.size >= REMEMBERED) wordsByText.clear();
-  wordsByText.set(text, words);
-  return words;
+  return [...stems];
 }
 
 /**
@@ -100,7 +111,7 @@ export function associate(
     }
   }
   if (weights.feedback > 0 && weights.feedbackMatches > 0) {
-    feedback(candidates, new Set(wordsOf(question).stems), relevance, weights);
+    feedback(candidates, new Set(stemsOf(question)), relevance, weights);
   }
 }
 
