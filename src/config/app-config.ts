@@ -27,6 +27,8 @@ export interface AppConfig {
   embeddedMaintenanceIntervalMs: number;
   serviceApiKey: string | null;
   bodyLimitBytes: number;
+  /** Time limits on receiving a request: its headers, and the whole of it (headers and body). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number };
   upstream: {
     provider: UpstreamProvider;
     baseUrl: string;
@@ -169,6 +171,13 @@ function checkCombinations(config: AppConfig): AppConfig {
         'so that background extraction never takes every database connection',
     );
   }
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    throw new ConfigError(
+      'HTTP_HEADERS_TIMEOUT_MS',
+      `(${config.http.headersTimeoutMs}) must not be above HTTP_REQUEST_TIMEOUT_MS (${config.http.requestTimeoutMs}), ` +
+        'the time limit of the whole request',
+    );
+  }
   return config;
 }
 
@@ -188,6 +197,10 @@ function readConfig(env: Env): AppConfig {
     embeddedMaintenanceIntervalMs: read.integer('DB_MAINTENANCE_INTERVAL_MS', 60_000, 1_000, 86_400_000),
     serviceApiKey: read.optionalString('SERVICE_API_KEY'),
     bodyLimitBytes: read.byteSize('BODY_LIMIT', '10mb'),
+    http: {
+      headersTimeoutMs: read.integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      requestTimeoutMs: read.integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    },
     upstream: {
       provider: read.oneOf('UPSTREAM_PROVIDER', ['openai', 'anthropic'] as const, 'openai'),
       baseUrl: upstreamBaseUrl,
