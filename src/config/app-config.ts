@@ -69,6 +69,8 @@ export interface AppConfig {
   trustProxy: boolean | number | string;
   /** A Redis server that holds the rate-limit counters, shared by every replica; null keeps them in memory. */
   redisUrl: string | null;
+  /** How long a Redis command may take before the request passes without its rate limit checked. */
+  redisCommandTimeoutMs: number;
   /** On SIGTERM, how long in-flight requests and streams may take before they are cut. */
   shutdownGraceMs: number;
 }
@@ -261,6 +263,7 @@ function readConfig(env: Env): AppConfig {
     logPretty: read.flag('LOG_PRETTY', false),
     trustProxy: read.trustProxy('TRUST_PROXY'),
     redisUrl: read.optionalRedisUrl('REDIS_URL'),
+    redisCommandTimeoutMs: read.integer('REDIS_COMMAND_TIMEOUT_MS', 300, 10, 60_000),
     shutdownGraceMs: read.integer('SHUTDOWN_GRACE_MS', 25_000, 0, 3_600_000),
   };
 }
