@@ -9,6 +9,7 @@ import { APP_TITLE, APP_VERSION } from './app-info';
 import { jsonBodyParser } from './common/body-parsing';
 import { corsOptions } from './common/cors-options';
 import { ExpressHttpAdapter } from './common/http-adapter';
+import { applyHttpServerLimits } from './common/http-server-limits';
 import { securityHeaders } from './common/security-headers';
 import { AppConfig, loadConfig } from './config/app-config';
 import { APP_CONFIG } from './config/config.module';
@@ -43,7 +44,7 @@ export function createStartupLogger(config: AppConfig): LoggerService {
 }
 
 /**
- * The HTTP edge (edgeMiddleware), the proxy's front door and the API docs. SIGTERM is handled by
+ * The HTTP server's limits, the HTTP edge (edgeMiddleware), the proxy's front door and the API docs. SIGTERM is handled by
  * GracefulShutdown (main.ts), not by Nest's shutdown hooks.
  */
 export function configureApp(app: NestExpressApplication): void {
@@ -52,6 +53,7 @@ export function configureApp(app: NestExpressApplication): void {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.set('trust proxy', config.trustProxy);
+  applyHttpServerLimits(app.getHttpServer(), config.http);
   const edge = edgeMiddleware(app, config);
   for (const handler of edge) app.use(handler);
   app.get(ProxyFrontDoor).open(app, edge);

@@ -42,6 +42,36 @@ describe('HTTP edge: errors before the controllers', () => {
   });
 
   it.each([
+    ['__proto__ in a body', '/api/profiles', '{"externalId":"pp1","__proto__":{"admin":true}}', '__proto__'],
+    ['constructor in a body', '/api/profiles', '{"externalId":"pp2","constructor":{"x":1}}', 'constructor'],
+    [
+      '__proto__ nested in a free-form object',
+      'ingest',
+      '{"data":"I like tea.","metadata":{"source":{"__proto__":{"admin":true}}}}',
+      'metadata.source.__proto__',
+    ],
+    [
+      'constructor nested in a free-form object',
+      'ingest',
+      '{"data":"x","metadata":{"constructor":1}}',
+      'metadata.constructor',
+    ],
+  ])('refuses %s as an unknown field', async (_label, path, raw, param) => {
+    const url = path === 'ingest' ? `/api/profiles/${profileId}/ingest` : path;
+    const res = await t.api().post(url).set('content-type', 'application/json').send(raw).expect(400);
+    expect(expectEnvelope(res.body, 'unknown_field').param).toBe(param);
+    const listed = await t.api().get('/api/profiles?limit=100').expect(200);
+    expect(JSON.stringify(listed.body)).not.toMatch(/"pp[12]"/);
+  });
+
+  it('refuses __proto__ and constructor in a query string as unknown fields', async () => {
+    for (const key of ['__proto__', 'constructor']) {
+      const res = await t.api().get(`/api/profiles?${key}=1`).expect(400);
+      expect(expectEnvelope(res.body, 'unknown_field').param).toBe(key);
+    }
+  });
+
+  it.each([
     ['an array', '[{"externalId": "a"}]'],
     ['a string', '"a"'],
     ['null', 'null'],

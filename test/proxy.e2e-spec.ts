@@ -713,6 +713,25 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
       expect(upstreamChats()).toHaveLength(0);
     });
 
+    it('refuses __proto__ among the service options, and forwards the upstream fields so named as they are', async () => {
+      const raw = (body: string) =>
+        t
+          .api()
+          .post('/v1/chat/completions')
+          .set('Authorization', `Bearer ${SERVICE_KEY}`)
+          .set('X-Service-Id', nextUser())
+          .set('content-type', 'application/json')
+          .send(body);
+      const messages = '"messages":[{"role":"user","content":"x"}]';
+      const refused = await raw(`{"model":"m",${messages},"service":{"__proto__":{"debug":true}}}`);
+      expect(refused.status).toBe(400);
+      expect(expectEnvelope(refused.body, 'unknown_field').param).toBe('service.__proto__');
+      expect(upstreamChats()).toHaveLength(0);
+      await raw(`{"model":"m",${messages},"__proto__":{"a":1},"metadata":{"constructor":"c"}}`).expect(200);
+      expect(upstreamChats()[0].rawBody).toContain('"__proto__":{"a":1}');
+      expect(upstreamChats()[0].rawBody).toContain('"metadata":{"constructor":"c"}');
+    });
+
     it('answers 401 without the service key, before touching the upstream', async () => {
       const res = await t
         .api()

@@ -97,11 +97,13 @@ describe('Turn recording under load', () => {
     expect(row.last_accessed_at).not.toBeNull();
   });
 
-  it('gathers the turns that come while a write is under way before writing them', async () => {
+  it('writes the turns that came during a write together in the next one, each settled after its commit', async () => {
     const profile = await makeProfile(t, 'gathered-user');
     const recorder = t.app.get(TurnRecorder);
-    const turn = (text: string) => recorder.queue(completedTurn(profile.id, text));
-    // the first write is held until two more turns came: one during it, one just after it ended
+    const settled: string[] = [];
+    const turn = (text: string) =>
+      recorder.store(completedTurn(profile.id, text)).then(() => settled.push(text));
+    // the first write is held until two more turns came
     type Insert = (rows: Array<{ content: string }>) => Promise<unknown>;
     const writer = recorder as unknown as { insert: Insert };
     const insert = writer.insert.bind(recorder);
@@ -111,21 +113,22 @@ describe('Turn recording under load', () => {
     const spy = jest.spyOn(writer, 'insert').mockImplementation(async (rows) => {
       writes.push(rows.map((row) => row.content).filter((content) => content !== 'ok'));
       if (writes.length === 1) await held;
-      const result = await insert(rows);
-      // the writer goes on after this returns; this turn comes 2 ms later, before any gathering ends
-      if (writes.length === 1) setTimeout(() => turn('third'), 2);
-      return result;
+      return insert(rows);
     });
     try {
-      turn('first');
+      const first = turn('first');
       while (writes.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-      turn('second');
+      const others = [turn('second'), turn('third')];
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(settled).toEqual([]); // the first write has not committed: no answer may end
       release();
+      await Promise.all([first, ...others]);
       await t.drain();
     } finally {
       spy.mockRestore();
     }
     expect(writes).toEqual([['first'], ['second', 'third']]);
+    expect(settled).toEqual(['first', 'second', 'third']);
   });
 
   it('stores a turn whose texts hold NUL characters or lone surrogates, as UTF-8 text can hold them', async () => {
@@ -173,10 +176,10 @@ describe('The bound of the queue of turns to store', () => {
     const waiting = recorder.roomForTurn().then(() => (third = true));
     await new Promise((resolve) => setImmediate(resolve));
     expect(third).toBe(false);
-    recorder.queue(turn('one'));
-    recorder.queue(turn('two'));
+    void recorder.queue(turn('one'));
+    void recorder.queue(turn('two'));
     await waiting; // woken once the writer stored them
-    recorder.queue(turn('three'));
+    void recorder.queue(turn('three'));
     await t.drain();
     const [{ count }] = await t.dataSource.query(
       `SELECT count(*)::int AS count FROM messages WHERE profile_id = $1 AND role = 'user'`,
@@ -243,8 +246,8 @@ describe('The bound of the queue of turns to store', () => {
     await makeProfile(t, 'retried-user');
     await other.query('BEGIN');
     await other.query('LOCK TABLE messages IN ACCESS EXCLUSIVE MODE');
-    await ask('retried-user').expect(200);
-    // the writer now waits for the lock: its connection is cut under it
+    const answered = ask('retried-user').then((res) => res.status);
+    // the writer now waits for the lock (and the answer for the writer): its connection is cut under it
     await waitFor(async () => {
       // this session is in a transaction, which would keep showing its first snapshot of the activity
       await other.query('SELECT pg_stat_clear_snapshot()');
@@ -255,8 +258,8 @@ describe('The bound of the queue of turns to store', () => {
       return rows.rows.length > 0;
     });
     await other.query('ROLLBACK');
-    await t.drain();
-    expect(await storedUserMessages('retried-user')).toBe(1);
+    expect(await answered).toBe(200);
+    expect(await storedUserMessages('retried-user')).toBe(1); // before the answer ended
   });
 
   it('holds requests while the queue of turns is full, says so on /ready, and stores them all after', async () => {

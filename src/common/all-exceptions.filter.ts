@@ -7,6 +7,7 @@ import { QueryFailedError } from 'typeorm';
 import { isForeignKeyViolation, isTransientDatabaseError } from './database-errors';
 import { ApiError, toAnthropicErrorEnvelope } from './api-error';
 import { errorMessage } from './error-message';
+import { repeatedWarnings } from './warning-fold';
 
 /** Codes for HTTP exceptions raised by the framework rather than by our services. */
 const CODE_BY_STATUS: Record<number, string> = {
@@ -58,7 +59,10 @@ export function toApiError(exception: unknown, logger: LineWriter, where: string
   }
   if (isTransientDatabaseError(exception)) {
     // The pool had no connection to give in time, or the server went away: a moment's trouble.
-    logger.warn(`database unavailable on ${where}: ${errorMessage(exception)}`);
+    const problem = `database unavailable: ${errorMessage(exception)}`;
+    // one warning per problem per interval (then a count); each request's own line at debug
+    if (repeatedWarnings.admit(problem)) logger.warn(`${problem} (on ${where})`);
+    else logger.debug(`${problem} (on ${where})`);
     return new ApiError(
       HttpStatus.SERVICE_UNAVAILABLE,
       'database_unavailable',

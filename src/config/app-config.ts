@@ -27,6 +27,8 @@ export interface AppConfig {
   embeddedMaintenanceIntervalMs: number;
   serviceApiKey: string | null;
   bodyLimitBytes: number;
+  /** Time limits on receiving a request: its headers, and the whole of it (headers and body). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number };
   upstream: {
     provider: UpstreamProvider;
     baseUrl: string;
@@ -67,6 +69,8 @@ export interface AppConfig {
   trustProxy: boolean | number | string;
   /** A Redis server that holds the rate-limit counters, shared by every replica; null keeps them in memory. */
   redisUrl: string | null;
+  /** How long a Redis command may take before the request passes without its rate limit checked. */
+  redisCommandTimeoutMs: number;
   /** On SIGTERM, how long in-flight requests and streams may take before they are cut. */
   shutdownGraceMs: number;
 }
@@ -169,6 +173,13 @@ function checkCombinations(config: AppConfig): AppConfig {
         'so that background extraction never takes every database connection',
     );
   }
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    throw new ConfigError(
+      'HTTP_HEADERS_TIMEOUT_MS',
+      `(${config.http.headersTimeoutMs}) must not be above HTTP_REQUEST_TIMEOUT_MS (${config.http.requestTimeoutMs}), ` +
+        'the time limit of the whole request',
+    );
+  }
   return config;
 }
 
@@ -188,6 +199,10 @@ function readConfig(env: Env): AppConfig {
     embeddedMaintenanceIntervalMs: read.integer('DB_MAINTENANCE_INTERVAL_MS', 60_000, 1_000, 86_400_000),
     serviceApiKey: read.optionalString('SERVICE_API_KEY'),
     bodyLimitBytes: read.byteSize('BODY_LIMIT', '10mb'),
+    http: {
+      headersTimeoutMs: read.integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      requestTimeoutMs: read.integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    },
     upstream: {
       provider: read.oneOf('UPSTREAM_PROVIDER', ['openai', 'anthropic'] as const, 'openai'),
       baseUrl: upstreamBaseUrl,
@@ -249,6 +264,7 @@ function readConfig(env: Env): AppConfig {
     logPretty: read.flag('LOG_PRETTY', false),
     trustProxy: read.trustProxy('TRUST_PROXY'),
     redisUrl: read.optionalRedisUrl('REDIS_URL'),
+    redisCommandTimeoutMs: read.integer('REDIS_COMMAND_TIMEOUT_MS', 300, 10, 60_000),
     shutdownGraceMs: read.integer('SHUTDOWN_GRACE_MS', 25_000, 0, 3_600_000),
   };
 }

@@ -5,6 +5,7 @@ import pino, { DestinationStream, Logger, LoggerOptions } from 'pino';
 import { AppConfig } from '../config/app-config';
 import { REQUEST_LOG, RequestLog } from '../common/request-logger';
 import { routePattern } from '../common/route-pattern';
+import { repeatedWarnings } from '../common/warning-fold';
 import { APP_CONFIG } from '../config/config.module';
 import { REDACTED, REDACTED_PATHS } from './log-redaction';
 import { assignRequestId } from './request-id';
@@ -48,7 +49,9 @@ export function requestLog(root: Logger, requestLines: Logger): RequestLogMiddle
 }
 
 /**
- * One line per request: `request completed`, or `request failed` at warn for a 5xx. A 5xx is a warning
+ * One line per request: `request completed`, or `request failed` for a 5xx, at warn for the first 5xx
+ * of its status and route in an interval and at info for the others (repeatedWarnings counts them and
+ * says how many when the interval ends), so that an outage does not flood the warnings. A 5xx is a warning
  * because most are a dependency's trouble (an upstream's own 500 relayed, an LLM that gave no usable
  * answer); a bug is logged at error, with its stack and error id, where it is caught
  * (AllExceptionsFilter). `completed` says whether the response was sent whole.
@@ -61,7 +64,12 @@ function writeRequestLine(
   durationMs: number,
 ): void {
   const failed = res.statusCode >= 500;
-  const level = failed ? 'warn' : 'info';
+  const route = routePattern(req) ?? undefined;
+  const level =
+    failed &&
+    repeatedWarnings.admit(`request failed: ${res.statusCode} ${req.method} ${route ?? '(no route)'}`)
+      ? 'warn'
+      : 'info';
   if (!log.isLevelEnabled(level)) return;
   log[level](
     {
@@ -69,7 +77,7 @@ function writeRequestLine(
       req: serializeRequest(req),
       res: serializeResponse(res),
       durationMs,
-      route: routePattern(req) ?? undefined,
+      route,
       completed: res.writableFinished,
     },
     failed ? 'request failed' : 'request completed',

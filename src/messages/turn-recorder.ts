@@ -40,29 +40,40 @@ interface MessageRow {
 /** Turns written by one statement. */
 const MAX_TURNS_PER_WRITE = 200;
 /**
- * Turns are gathered this long before each write, so that a busy service commits many in one
- * statement: without it, turns came a few at a time between back-to-back writes (a commit costs 0.54 ms
- * on PGlite, a third of a chat's CPU there). The answer does not wait for it, nor for the queueing: a
- * request waits only while the queue is full.
+ * How long an answer's end waits for its turn's commit while the database keeps failing; past it the
+ * answer ends and the turn stays queued, retried as before. (Checked at each retry, so an answer waits
+ * at most this plus one backoff pause.)
  */
-export const TURN_GATHER_MS = 20;
+export const TURN_COMMIT_WAIT_MS = 5_000;
 const FIRST_RETRY_MS = 50;
 const MAX_RETRY_MS = 5_000;
 
+/** A turn waiting to be stored, and what to call once it is (or once its answer stops waiting). */
+interface QueuedTurn {
+  rows: MessageRow[];
+  queuedAt: number;
+  settle: (() => void) | undefined;
+}
+
 /**
- * Stores completed turns off the answer path, durably. Turns wait in a bounded queue and are written in
- * batches, many turns in one INSERT (gathered for TURN_GATHER_MS), by one writer at a time: it takes a
- * single pooled connection, holds no lock but its own new rows (so it cannot deadlock with anything),
- * and a transient database failure (lost connection, pool timeout, lock timeout) is retried with
- * backoff, never dropped. When the queue is full, `roomForTurn` waits: the request that brought the
- * turn is held (its answer is not ended yet), so load slows down instead of piling up in memory.
- * `conversation.recorded` is emitted after each commit for each profile with messages to extract, which
- * starts extraction. A turn that cannot be stored for good (its profile was deleted meanwhile) is logged and let go.
+ * Stores completed turns durably before their answers end: group commit. A turn waits in a bounded
+ * queue; one writer at a time writes every turn queued (up to MAX_TURNS_PER_WRITE) in one INSERT, and
+ * the turns that come while it writes go together in its next one, so concurrent requests share their
+ * commits without any wait for gathering. The promise `store` returns resolves when the turn's batch
+ * has committed: the pipeline ends the answer (the last byte of a body, a stream's final event) only
+ * then, so a turn whose complete answer the client received is stored even if the process dies the next
+ * moment. The writer takes a single pooled connection, holds no lock but its own new rows (so it cannot
+ * deadlock with anything), and a transient database failure (lost connection, pool timeout, lock
+ * timeout) is retried with backoff, never dropped; while it lasts, an answer waits for its commit at
+ * most TURN_COMMIT_WAIT_MS. When the queue is full, `roomForTurn` waits, so load slows down instead of
+ * piling up in memory. `conversation.recorded` is emitted after each commit for each profile with
+ * messages to extract, which starts extraction. A turn that cannot be stored for good (its profile was
+ * deleted meanwhile) is logged and let go.
  */
 @Injectable()
 export class TurnRecorder implements BeforeApplicationShutdown {
   private readonly logger = new Logger('TurnRecorder');
-  private readonly turns: MessageRow[][] = [];
+  private readonly turns: QueuedTurn[] = [];
   private readonly roomWaiters: Array<() => void> = [];
   /** Room that `roomForTurn` gave and its `queue` call has not taken yet. */
   private reserved = 0;
@@ -86,6 +97,12 @@ export class TurnRecorder implements BeforeApplicationShutdown {
     return this.turns.length + this.reserved >= this.config.turnQueueSize;
   }
 
+  /** Waits for room in the queue, queues the turn; resolves once it is stored (see `queue`). */
+  async store(turn: CompletedTurn): Promise<void> {
+    await this.roomForTurn();
+    return this.queue(turn);
+  }
+
   /**
    * Resolves when the queue has room for a turn (at once, unless it is full) and keeps that room for
    * the caller's next `queue`, which must follow: so the queue stays within its bound however many
@@ -96,13 +113,18 @@ export class TurnRecorder implements BeforeApplicationShutdown {
     this.reserved++;
   }
 
-  /** Queues a turn now, in the room `roomForTurn` kept for it. */
-  queue(turn: CompletedTurn): void {
+  /**
+   * Queues a turn now, in the room `roomForTurn` kept for it. Resolves when its batch has committed (or
+   * it was let go for good), or once the database has kept failing for TURN_COMMIT_WAIT_MS.
+   */
+  queue(turn: CompletedTurn): Promise<void> {
     if (this.reserved > 0) this.reserved--;
     const rows = messageRows(turn);
-    if (rows.length === 0) return;
-    this.turns.push(rows);
-    this.startWriter();
+    if (rows.length === 0) return Promise.resolve();
+    return new Promise<void>((settle) => {
+      this.turns.push({ rows, queuedAt: Date.now(), settle });
+      this.startWriter();
+    });
   }
 
   /** At shutdown: stores what is queued, giving up on a database that stays down past the deadline. */
@@ -111,6 +133,7 @@ export class TurnRecorder implements BeforeApplicationShutdown {
     while (this.writing) await new Promise((resolve) => setTimeout(resolve, 20));
     if (this.turns.length > 0) {
       this.logger.error(`${this.turns.length} turn(s) could not be stored before shutdown`);
+      settle(this.turns);
     }
   }
 
@@ -130,13 +153,20 @@ export class TurnRecorder implements BeforeApplicationShutdown {
 
   private async writeQueued(): Promise<void> {
     while (this.turns.length > 0) {
-      if (this.turns.length < MAX_TURNS_PER_WRITE && !this.saturated) {
-        await new Promise((resolve) => setTimeout(resolve, TURN_GATHER_MS));
-      }
       const batch = this.turns.slice(0, MAX_TURNS_PER_WRITE);
-      if (!(await this.storeWithRetry(batch))) return;
+      if (!(await this.storeWithRetry(batch.map((turn) => turn.rows)))) return;
       this.turns.splice(0, batch.length);
+      settle(batch);
       this.roomWaiters.splice(0, batch.length).forEach((wake) => wake());
+    }
+  }
+
+  /** While the database keeps failing: the answers that waited long enough for their turns end. */
+  private stopWaitingPast(now: number): void {
+    for (const turn of this.turns) {
+      if (turn.queuedAt > now - TURN_COMMIT_WAIT_MS) break;
+      turn.settle?.();
+      turn.settle = undefined;
     }
   }
 
@@ -156,6 +186,7 @@ export class TurnRecorder implements BeforeApplicationShutdown {
         if (attempt === 0 || pause === MAX_RETRY_MS) {
           this.logger.warn(`storing ${batch.length} turn(s) failed, retrying: ${errorMessage(error)}`);
         }
+        this.stopWaitingPast(Date.now());
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }
@@ -228,6 +259,14 @@ export class TurnRecorder implements BeforeApplicationShutdown {
 export function storedMessageText(text: string): string {
   const withoutNul = text.includes('\u0000') ? text.replaceAll('\u0000', '') : text;
   return withoutNul.isWellFormed() ? withoutNul : withoutNul.toWellFormed();
+}
+
+/** Ends the wait of each turn's answer (once). */
+function settle(turns: QueuedTurn[]): void {
+  for (const turn of turns) {
+    turn.settle?.();
+    turn.settle = undefined;
+  }
 }
 
 /** The rows of a turn: its non-empty user messages, then the reply. */

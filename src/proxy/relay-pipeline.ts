@@ -91,13 +91,11 @@ export class RelayPipeline {
 
     const finish = async (reply: string | null, end: () => void) => {
       if (reply === null) return end();
-      // Waits while the queue of turns to store is full, so that load slows down instead of piling up.
-      await this.recorder.roomForTurn();
+      // The answer ends once its turn is stored: a client that received it whole can count on it.
       try {
-        end();
+        await this.record(profileId, turn, schemas, reply, requestId(req), context);
       } finally {
-        // after the answer, into the room kept for it
-        this.record(profileId, turn, schemas, reply, requestId(req), context);
+        end();
       }
     };
     if (exchange.streams(upstream.status, upstream.headers, clientBody)) {
@@ -124,8 +122,16 @@ export class RelayPipeline {
       keepAliveMs: this.config.upstream.streamKeepAliveMs,
     });
     const translation = exchange.stream(clientBody);
+    // From the event that completes the answer on, what is to be written waits for the turn's commit.
+    const held: Array<string | Buffer> = [];
+    const relay = (chunk: Buffer): boolean | Promise<boolean> => {
+      const piece = translation.push(chunk);
+      if (held.length === 0 && translation.completedReply() === null) return writer.write(piece);
+      held.push(piece);
+      return !client.gone;
+    };
     try {
-      if (!(await relayChunks(upstream.body, (chunk) => writer.write(translation.push(chunk))))) {
+      if (!(await relayChunks(upstream.body, relay))) {
         upstream.body.destroy();
         writer.stop();
         return;
@@ -134,7 +140,8 @@ export class RelayPipeline {
       writer.end(client.gone ? undefined : translation.fail(this.upstream.failure(error, client.req)));
       return;
     }
-    const last = translation.end();
+    held.push(translation.end());
+    const last = Buffer.concat(held.map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece)));
     await finish(translation.completedReply(), () => writer.end(last));
   }
 
@@ -145,10 +152,10 @@ export class RelayPipeline {
     reply: string,
     requestId: string,
     context: BuiltContext,
-  ): void {
+  ): Promise<void> {
     this.touches.touch(context.memoryIds);
     const learn = !turn.options.skipExtraction;
-    this.recorder.queue({
+    return this.recorder.store({
       profileId,
       userMessages: turn.userTexts.map((text) => ({
         text,

@@ -20,9 +20,13 @@ const ONE_MINUTE_MS = 60_000;
           { name: 'default', ttl: ONE_MINUTE_MS, limit: config.rateLimitPerMinute, blockDuration: 0 },
           { name: 'ingest', ttl: ONE_MINUTE_MS, limit: config.ingestRateLimitPerMinute, blockDuration: 0 },
         ],
-        storage: config.redisUrl === null ? undefined : new RedisThrottlerStorage(config.redisUrl),
+        storage:
+          config.redisUrl === null
+            ? undefined
+            : new RedisThrottlerStorage(config.redisUrl, config.redisCommandTimeoutMs),
       }),
     }),
   ],
+  exports: [ThrottlerModule], // the storage, whose Redis /ready reports
 })
 export class RateLimitModule {}
