@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 
 export type HistorySubject = 'memory' | 'trait';
-export type HistoryChange = 'created' | 'updated' | 'superseded' | 'reinforced' | 'deleted' | 'reverted';
+export type HistoryChange =
+  'created' | 'updated' | 'superseded' | 'reinforced' | 'deleted' | 'reverted' | 'purged';
 /** Who made a change: the management API, background extraction of chats, or ingest. */
 export type HistorySource = 'api' | 'extraction' | 'ingest';
 
@@ -39,20 +40,58 @@ interface HistoryRow {
 const COLUMNS = `id, subject, subject_key, change, old_value, new_value, source, source_message_ids, created_at`;
 
 /**
+ * Called within the transaction of a change that takes stored content out of what is current (a
+ * deletion, an edit, a supersession, a revert), so that text repeating that content follows it.
+ */
+export type ContentReplacedHook = (manager: EntityManager, profileId: string) => Promise<void>;
+
+/** The changes after which an old value may no longer be current. */
+const REPLACING_CHANGES: ReadonlySet<HistoryChange> = new Set<HistoryChange>([
+  'updated',
+  'superseded',
+  'deleted',
+  'reverted',
+  'purged',
+]);
+
+/**
  * Every change of a profile's memories and traits, in `profile_history`: written in the transaction of
- * the change itself, kept after the memory or trait is gone, removed with the profile.
+ * the change itself, kept after the memory or trait is gone, removed with the profile. Every write of a
+ * memory or trait records its change here, so this is also where what derives from them (the automatic
+ * summary) hears, in the same transaction, that an old value is gone.
  */
 @Injectable()
 export class ProfileHistory {
+  private readonly contentReplacedHooks: ContentReplacedHook[] = [];
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Records changes within the caller's transaction, in their order, with one statement. */
+  /** Registers a hook run in the transaction of every change that replaces or removes a value. */
+  onContentReplaced(hook: ContentReplacedHook): void {
+    this.contentReplacedHooks.push(hook);
+  }
+
+  /**
+   * Records changes within the caller's transaction, in their order, with one statement; then, when one
+   * of them replaced or removed a value, runs the content-replaced hooks in the same transaction.
+   */
   async record(
     manager: EntityManager,
     profileId: string,
     entries: readonly NewHistoryEntry[],
   ): Promise<void> {
     if (entries.length === 0) return;
+    await this.insert(manager, profileId, entries);
+    if (entries.some((entry) => REPLACING_CHANGES.has(entry.change))) {
+      for (const hook of this.contentReplacedHooks) await hook(manager, profileId);
+    }
+  }
+
+  private async insert(
+    manager: EntityManager,
+    profileId: string,
+    entries: readonly NewHistoryEntry[],
+  ): Promise<void> {
     await manager.query(
       `INSERT INTO profile_history
          (profile_id, subject, subject_key, change, old_value, new_value, source, source_message_ids)
