@@ -1,8 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LooseJson } from './support/fake-openai-upstream';
+import { FakeOpenAI, fakeEmbedding, LooseJson, startFakeOpenAI } from './support/fake-openai-upstream';
 import { makeMemory, makeProfile } from './support/factories';
-import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
+import { ProxiedTestApp, startProxiedTestApp, startTestApp, TestApp } from './support/test-app';
 
 const ALICE = 'My name is Alice. I am allergic to peanuts. I love sushi. I live in Berlin.';
 
@@ -122,6 +122,60 @@ describe('Forgetting', () => {
       const summary = await summaryOf(profile.id);
       expect(summary).toContain('Lisbon');
       expect(summary).not.toContain('Berlin');
+    });
+  });
+
+  describe('an edited memory', () => {
+    const DIMENSIONS = 8;
+    let embedder: FakeOpenAI;
+    let e: TestApp;
+
+    beforeAll(async () => {
+      embedder = await startFakeOpenAI({ embeddingDimensions: DIMENSIONS });
+      e = await startTestApp({
+        UPSTREAM_BASE_URL: embedder.url,
+        UPSTREAM_API_KEY: 'sk-test',
+        EXTRACTOR: 'heuristic',
+        EMBEDDINGS_MODEL: 'hash-embedding',
+      });
+    });
+
+    afterAll(async () => {
+      await e.close();
+      await embedder.close();
+    });
+
+    const storedVector = async (memoryId: string) => {
+      const rows: Array<{ embedding: number[] | null }> = await e.dataSource.query(
+        `SELECT embedding FROM memory_embeddings WHERE memory_id = $1`,
+        [memoryId],
+      );
+      return rows[0]?.embedding ?? null;
+    };
+    const embedded = () =>
+      embedder.requests
+        .filter((request) => request.path === '/v1/embeddings')
+        .flatMap((request) => request.body.input as string[]);
+    const expectVectorOf = (vector: number[] | null, text: string) => {
+      expect(vector).not.toBeNull();
+      fakeEmbedding(text, DIMENSIONS).forEach((value, index) => expect(vector![index]).toBeCloseTo(value, 5));
+    };
+
+    it('has the embedding of its new content, never of the old one', async () => {
+      const profile = await makeProfile(e, nextUser());
+      const memory = await makeMemory(e, profile.id, { content: 'My passport number is P1234567' });
+      await e.drain();
+      expectVectorOf(await storedVector(memory.id), 'My passport number is P1234567');
+
+      embedder.reset();
+      await e
+        .admin()
+        .patch(`/api/profiles/${profile.id}/memories/${memory.id}`)
+        .send({ content: 'Travel document details removed' })
+        .expect(200);
+      await e.drain();
+      expect(embedded()).toEqual(['Travel document details removed']);
+      expectVectorOf(await storedVector(memory.id), 'Travel document details removed');
     });
   });
 });

@@ -116,6 +116,10 @@ export class MemoriesService {
         importance: storableUnitInterval(changes.importance ?? current.importance),
       };
       const row = await this.rewrite(manager, profile.id, current.id, next);
+      if (row.content_hash !== current.contentHash) {
+        // a vector belongs to the content it was made from: the new content is embedded anew (announced)
+        await manager.query(`DELETE FROM memory_embeddings WHERE memory_id = $1`, [current.id]);
+      }
       await this.history.record(manager, profile.id, [
         {
           subject: 'memory',
