@@ -5,8 +5,8 @@ import { DataSource, EntityManager } from 'typeorm';
 export type HistorySubject = 'memory' | 'trait';
 export type HistoryChange =
   'created' | 'updated' | 'superseded' | 'reinforced' | 'deleted' | 'reverted' | 'purged';
-/** Who made a change: the management API, background extraction of chats, or ingest. */
-export type HistorySource = 'api' | 'extraction' | 'ingest';
+/** Who made a change: the management API, the MCP tools, background extraction of chats, or ingest. */
+export type HistorySource = 'api' | 'mcp' | 'extraction' | 'ingest';
 
 export interface NewHistoryEntry {
   subject: HistorySubject;
@@ -115,6 +115,35 @@ export class ProfileHistory {
         ),
       ],
     );
+  }
+
+  /**
+   * Removes what the history holds of a memory's or trait's values: its own entries go, for one
+   * `purged` entry (that it existed, when, by whom); other memories' entries naming it as what
+   * superseded them lose its content. Within the caller's transaction, after the item is deleted.
+   */
+  async purge(
+    manager: EntityManager,
+    profileId: string,
+    subject: HistorySubject,
+    subjectKey: string,
+    source: HistorySource,
+  ): Promise<void> {
+    await manager.query(
+      `DELETE FROM profile_history WHERE profile_id = $1 AND subject = $2 AND subject_key = $3`,
+      [profileId, subject, subjectKey],
+    );
+    if (subject === 'memory') {
+      await manager.query(
+        `UPDATE profile_history SET new_value = new_value - 'content'
+         WHERE profile_id = $1 AND subject = 'memory' AND jsonb_typeof(new_value) = 'object'
+           AND new_value->>'supersededBy' = $2`,
+        [profileId, subjectKey],
+      );
+    }
+    await this.record(manager, profileId, [
+      { subject, subjectKey, change: 'purged', oldValue: null, newValue: null, source },
+    ]);
   }
 
   /** The changes of one memory or trait, newest first. */
