@@ -11,6 +11,8 @@ import { ClaimedMessagesIndex1764500000000 } from './migrations/1764500000000-cl
 import { WorkLeases1764310000000 } from './migrations/1764310000000-work-leases';
 import { ProfileChangeNotifications1764600000000 } from './migrations/1764600000000-profile-change-notifications';
 import { MemoryTouchesUnannounced1764700000000 } from './migrations/1764700000000-memory-touches-unannounced';
+import { SupersessionChains1764800000000 } from './migrations/1764800000000-supersession-chains';
+import { HistoryPurge1764810000000 } from './migrations/1764810000000-history-purge';
 import { EmbeddedDatabase } from './embedded-database';
 import { embeddedPgOptions } from './embedded-pg-connection';
 
@@ -29,6 +31,8 @@ export const MIGRATIONS = [
   ClaimedMessagesIndex1764500000000,
   ProfileChangeNotifications1764600000000,
   MemoryTouchesUnannounced1764700000000,
+  SupersessionChains1764800000000,
+  HistoryPurge1764810000000,
 ];
 
 /**

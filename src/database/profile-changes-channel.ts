@@ -7,3 +7,8 @@ export const EVERY_PROFILE = '*';
  * notification trigger then sends nothing for that statement, and turns the setting off again.
  */
 export const TOUCH_ONLY_SETTING = 'pms.touch_only';
+/**
+ * The channel of the change feed's probes: each replica's feed sends one on it every
+ * CHANGE_PROBE_INTERVAL_MS and its listener must hear it (ProfileChangeFeed).
+ */
+export const PROFILE_CHANGES_PROBE_CHANNEL = 'profile_changes_probe';

@@ -1,8 +1,14 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { Client, ClientConfig, Notification } from 'pg';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { EVERY_PROFILE, PROFILE_CHANGES_CHANNEL } from './profile-changes-channel';
+import {
+  EVERY_PROFILE,
+  PROFILE_CHANGES_CHANNEL,
+  PROFILE_CHANGES_PROBE_CHANNEL,
+} from './profile-changes-channel';
 
 /** A moment in the feed: what a reader noted before it read, to ask later whether a profile changed since. */
 export interface ChangeToken {
@@ -22,6 +28,18 @@ const HEARTBEAT_MS = 5_000;
 const RECONNECT_MS = 1_000;
 /** The dedicated listener's connection, as PostgreSQL's pg_stat_activity names it. */
 export const CHANGE_LISTENER_APPLICATION_NAME = 'profile-memory-service-changes';
+/** The connection that sends the feed's probes. */
+export const CHANGE_PROBE_APPLICATION_NAME = 'profile-memory-service-probe';
+/** How often a probe is sent to the listener. */
+export const CHANGE_PROBE_INTERVAL_MS = 250;
+/** How late the last probe heard may be sent before the feed stops being live. */
+export const CHANGE_PROBE_DEADLINE_MS = 750;
+/**
+ * The longest a change committed by another session can go unheard while the feed is live: a probe
+ * sent after the change is heard only after it (PostgreSQL delivers notifications in commit order),
+ * and the feed stops being live once no probe sent in the last interval plus deadline was heard.
+ */
+export const CHANGE_FEED_BOUND_MS = CHANGE_PROBE_INTERVAL_MS + CHANGE_PROBE_DEADLINE_MS;
 
 /**
  * Which profiles changed since a moment, as the database tells it: triggers send a profile's id on
@@ -34,6 +52,12 @@ export const CHANGE_LISTENER_APPLICATION_NAME = 'profile-memory-service-changes'
  * transaction returns, so this process's next read sees it. On a server a dedicated connection also
  * listens all the time, for the other sessions' writes; while it is not connected (or misses its
  * heartbeat) the feed is not live and no token holds, since changes may go unheard.
+ *
+ * A listener can also stop hearing without losing its connection: held back (a stalled socket, a
+ * paused process) or deaf (behind a transaction-pooling proxy, where a LISTEN binds to a server
+ * session the listener no longer talks to). So a second connection sends a probe notification every
+ * CHANGE_PROBE_INTERVAL_MS, and the feed is live only while the listener heard a probe sent within
+ * the last CHANGE_FEED_BOUND_MS: every change committed before that probe was heard before it.
  *
  * Every listening session receives every notification, so each change is counted once, by the session
  * that made it when that is one of this process's pooled connections, by the dedicated listener
@@ -58,6 +82,18 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
   private queueUsage: number | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** Whether the listener is connected and answers its heartbeat. */
+  private listening = false;
+  /** This feed's probes carry it, so that another replica's are told apart. */
+  private readonly probeId = randomUUID();
+  private probeSequence = 0;
+  /** When (performance.now()) each probe not yet heard was sent. */
+  private readonly probesSent = new Map<number, number>();
+  /** When the newest probe heard was sent; -Infinity before the first. */
+  private lastProbeHeardSentAt = -Infinity;
+  private prober: Client | null = null;
+  private probeTimer: NodeJS.Timeout | null = null;
+  private warnedDeaf = false;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.live = config.databaseUrl === null;
@@ -106,14 +142,77 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
   }
 
   onApplicationBootstrap(): void {
-    if (this.config.databaseUrl !== null) this.connectListener();
+    if (this.config.databaseUrl === null) return;
+    this.connectListener();
+    this.probeTimer = setInterval(() => this.probe(), CHANGE_PROBE_INTERVAL_MS).unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.probeTimer) clearInterval(this.probeTimer);
     this.setLive(false);
     await this.listener?.end().catch(() => undefined);
+    await this.prober?.end().catch(() => undefined);
+  }
+
+  /** Sends the next probe, and judges from the ones heard whether the feed hears every change. */
+  private probe(): void {
+    this.judgeLiveness();
+    if (this.stopped) return;
+    if (this.prober === null) {
+      const prober = new Client({
+        connectionString: this.config.databaseUrl!,
+        application_name: CHANGE_PROBE_APPLICATION_NAME,
+        connectionTimeoutMillis: HEARTBEAT_MS,
+        query_timeout: HEARTBEAT_MS,
+        keepAlive: true,
+      } satisfies ClientConfig);
+      this.prober = prober;
+      const drop = () => {
+        if (this.prober === prober) this.prober = null;
+        prober.end().catch(() => undefined);
+      };
+      prober.on('error', drop);
+      prober.connect().catch(drop);
+    }
+    const sequence = ++this.probeSequence;
+    this.probesSent.set(sequence, performance.now());
+    // probes unheard for long are forgotten: the liveness judgement needs only the newest heard
+    for (const [old, sentAt] of this.probesSent) {
+      if (sentAt >= performance.now() - 10 * CHANGE_FEED_BOUND_MS) break;
+      this.probesSent.delete(old);
+    }
+    this.prober
+      .query(`SELECT pg_notify($1, $2)`, [PROFILE_CHANGES_PROBE_CHANNEL, `${this.probeId}:${sequence}`])
+      .catch(() => undefined);
+  }
+
+  private onProbe(payload: string): void {
+    const [id, sequence] = payload.split(':');
+    if (id !== this.probeId) return;
+    const sentAt = this.probesSent.get(Number(sequence));
+    if (sentAt === undefined) return;
+    for (const heard of this.probesSent.keys()) {
+      if (heard > Number(sequence)) break;
+      this.probesSent.delete(heard);
+    }
+    this.lastProbeHeardSentAt = Math.max(this.lastProbeHeardSentAt, sentAt);
+    this.judgeLiveness();
+  }
+
+  /** Live while the listener is connected and heard a probe sent within CHANGE_FEED_BOUND_MS. */
+  private judgeLiveness(): void {
+    const hearing = performance.now() - this.lastProbeHeardSentAt <= CHANGE_FEED_BOUND_MS;
+    if (this.listening && !hearing && this.live && !this.warnedDeaf) {
+      this.warnedDeaf = true;
+      this.logger.warn(
+        'the change listener heard no probe in time (held back, or behind a transaction-pooling proxy); ' +
+          'held contexts are confirmed until it hears again',
+      );
+    }
+    if (hearing) this.warnedDeaf = false;
+    this.setLive(this.listening && hearing);
   }
 
   private onNotification(message: Notification): void {
@@ -152,6 +251,7 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
     const fail = (error: Error) => {
       if (failed) return;
       failed = true;
+      this.listening = false;
       this.setLive(false);
       if (this.timer) clearTimeout(this.timer);
       listener.end().catch(() => undefined);
@@ -164,19 +264,24 @@ export class ProfileChangeFeed implements OnApplicationBootstrap, OnApplicationS
     listener.on('error', fail);
     listener.on('end', () => fail(new Error('connection ended')));
     listener.on('notification', (message: Notification) => {
-      if (!this.ownSessions.has(message.processId)) this.onNotification(message);
+      if (message.channel === PROFILE_CHANGES_PROBE_CHANNEL) this.onProbe(message.payload ?? '');
+      else if (!this.ownSessions.has(message.processId)) this.onNotification(message);
     });
     const heartbeat = (): void => {
       listener.query<{ usage: number }>('SELECT pg_notification_queue_usage() AS usage').then(({ rows }) => {
         this.queueUsage = rows[0].usage;
         if (failed) return;
-        this.setLive(true);
+        this.listening = true;
+        this.judgeLiveness();
         this.timer = setTimeout(heartbeat, HEARTBEAT_MS).unref();
       }, fail);
     };
-    listener.connect().then(() => {
-      if (!failed && !this.stopped) heartbeat();
-    }, fail);
+    listener
+      .connect()
+      .then(() => listener.query(`LISTEN ${PROFILE_CHANGES_PROBE_CHANNEL}`))
+      .then(() => {
+        if (!failed && !this.stopped) heartbeat();
+      }, fail);
   }
 }
 

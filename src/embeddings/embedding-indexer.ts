@@ -28,11 +28,14 @@ const SWEEP_LEASE_MS = 60_000;
 interface PendingMemory {
   id: string;
   content: string;
+  /** The hash of `content`: the vector is stored only while the memory still has this content. */
+  content_hash: string;
 }
 
 /** A memory's outcome: its vector, or why the provider would not embed it. */
-type Embedded =
-  { id: string; embedding: number[]; error: null } | { id: string; embedding: null; error: string };
+type Embedded = { id: string; content_hash: string } & (
+  { embedding: number[]; error: null } | { embedding: null; error: string }
+);
 
 /**
  * Embeds memories in the background when semantic ranking is on. New memories are embedded as they are
@@ -169,7 +172,7 @@ export class EmbeddingIndexer implements OnApplicationBootstrap, BeforeApplicati
                   AND (memory_embeddings.claimed_until IS NULL OR memory_embeddings.claimed_until < now()))
          RETURNING memory_id
        )
-       SELECT m.id, m.content FROM memories m JOIN claimed c ON c.memory_id = m.id`,
+       SELECT m.id, m.content, m.content_hash FROM memories m JOIN claimed c ON c.memory_id = m.id`,
       [ids, this.client!.model, CLAIM_MS],
     );
   }
@@ -198,6 +201,7 @@ export class EmbeddingIndexer implements OnApplicationBootstrap, BeforeApplicati
     if (outcome.kind === 'vectors')
       return batch.map((memory, index) => ({
         id: memory.id,
+        content_hash: memory.content_hash,
         embedding: outcome.vectors[index],
         error: null,
       }));
@@ -208,7 +212,9 @@ export class EmbeddingIndexer implements OnApplicationBootstrap, BeforeApplicati
     }
     if (batch.length === 1) {
       this.logger.warn(`the embeddings endpoint refused memory ${batch[0].id}: ${outcome.detail}`);
-      return [{ id: batch[0].id, embedding: null, error: outcome.detail }];
+      return [
+        { id: batch[0].id, content_hash: batch[0].content_hash, embedding: null, error: outcome.detail },
+      ];
     }
     const middle = Math.ceil(batch.length / 2);
     const first = await this.embedOrIsolate(batch.slice(0, middle));
@@ -226,12 +232,14 @@ export class EmbeddingIndexer implements OnApplicationBootstrap, BeforeApplicati
   }
 
   private async store(embedded: Embedded[]): Promise<void> {
-    // The claimed rows get their vectors; memories deleted meanwhile took their rows with them.
+    // The claimed rows get their vectors; memories deleted meanwhile took their rows with them, and a
+    // memory edited meanwhile (its row dropped by the edit, perhaps claimed again) gets none of its old content.
     await this.dataSource.query(
       `UPDATE memory_embeddings m
        SET embedding = e.embedding, error = e.error, claimed_until = NULL, created_at = now()
-       FROM jsonb_to_recordset($2::jsonb) AS e (id uuid, embedding real[], error text)
-       WHERE m.memory_id = e.id AND m.model = $1`,
+       FROM jsonb_to_recordset($2::jsonb) AS e (id uuid, content_hash text, embedding real[], error text)
+       WHERE m.memory_id = e.id AND m.model = $1
+         AND EXISTS (SELECT 1 FROM memories c WHERE c.id = e.id AND c.content_hash = e.content_hash)`,
       [this.client!.model, JSON.stringify(embedded)],
     );
     const sizes = new Set(embedded.flatMap((memory) => (memory.embedding ? [memory.embedding.length] : [])));

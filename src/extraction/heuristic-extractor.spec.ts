@@ -1,4 +1,4 @@
-import { factKindOf } from './heuristic-fact-kinds';
+import { factKindOf } from '../memories/fact-kinds';
 import { toThirdPerson } from './third-person';
 import { DEFAULT_TRAIT_SCHEMAS } from '../traits/default-trait-schemas';
 import { TraitSchema } from '../traits/trait-schema';

@@ -1,5 +1,5 @@
 import { ExtractedMemory, MemoryType } from './extraction-types';
-import { factKindOf } from './heuristic-fact-kinds';
+import { factKindOf } from '../memories/fact-kinds';
 import {
   CONTEXT_NOUNS,
   HIGH_IMPORTANCE_WORDS,

@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { errorMessage } from '../common/error-message';
 import { JobLeases } from '../database/job-leases';
+import { ProfileHistory } from '../history/profile-history';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
 import { TraitsRepository } from '../traits/traits.repository';
 import { ExtractionAbortedError } from './extraction-errors';
@@ -23,6 +24,10 @@ import {
  * Regenerates a profile's summary after extraction changed it, at most once per SUMMARY_INTERVAL_MINUTES,
  * and never while a summary written by hand is in place. With the LLM extractor the LLM writes it (one
  * call; a failure keeps the old summary until the next change), else a template does.
+ *
+ * An automatic summary never outlives what it states: in the transaction of every change that removes
+ * or replaces a memory or trait (whatever made it: the API, MCP, extraction, a revert, a supersession),
+ * the template's summary is written again from what remains, and an LLM's is emptied and made due.
  */
 @Injectable()
 export class SummaryService {
@@ -36,7 +41,40 @@ export class SummaryService {
     private readonly schemas: TraitSchemaRegistry,
     private readonly leases: JobLeases,
     private readonly traits: TraitsRepository,
-  ) {}
+    history: ProfileHistory,
+  ) {
+    history.onContentReplaced((manager, profileId) => this.followReplacedContent(manager, profileId));
+  }
+
+  /**
+   * Within the transaction of a change that removed or replaced content: an automatic summary that
+   * has text is written again from what remains (template) or emptied and made due (LLM). The time it
+   * was last written stays, so the next scheduled refresh comes when it would have.
+   */
+  private async followReplacedContent(manager: EntityManager, profileId: string): Promise<void> {
+    // the row lock makes two concurrent changes compose in turn, the second seeing the first's rows
+    const rows: Array<{ summary: string }> = await manager.query(
+      `SELECT summary FROM profiles WHERE id = $1 AND NOT summary_is_manual AND summary <> ''
+       FOR NO KEY UPDATE`,
+      [profileId],
+    );
+    if (rows.length === 0) return;
+    if (this.extraction.mode !== 'heuristic') {
+      await manager.query(
+        `UPDATE profiles SET summary = '', summary_version = summary_version + 1, summary_updated_at = NULL,
+           updated_at = now()
+         WHERE id = $1`,
+        [profileId],
+      );
+      return;
+    }
+    const summary = (await this.templateOf(profileId, manager)) ?? '';
+    if (summary === rows[0].summary) return;
+    await manager.query(
+      `UPDATE profiles SET summary = $2, summary_version = summary_version + 1, updated_at = now() WHERE id = $1`,
+      [profileId, summary],
+    );
+  }
 
   /**
    * Returns true when a new summary was stored. Never throws. One process at a time writes a profile's
@@ -88,15 +126,31 @@ export class SummaryService {
     }
   }
 
-  private async compose(profileId: string, signal: AbortSignal): Promise<string | null> {
-    const traits: SummaryTrait[] = await this.traits.keyValues(profileId);
-    const memories: SummaryMemory[] = await this.dataSource.query(
+  /** The template's summary of what the profile holds now; null when it holds nothing. */
+  private async templateOf(profileId: string, manager: EntityManager): Promise<string | null> {
+    const { traits, memories } = await this.summarised(profileId, manager);
+    if (traits.length === 0 && memories.length === 0) return null;
+    return templateSummary(traits, memories, this.schemas.all());
+  }
+
+  /** The traits and the most important current memories, which a summary draws on. */
+  private async summarised(
+    profileId: string,
+    manager: EntityManager,
+  ): Promise<{ traits: SummaryTrait[]; memories: SummaryMemory[] }> {
+    const traits: SummaryTrait[] = await this.traits.keyValues(profileId, manager);
+    const memories: SummaryMemory[] = await manager.query(
       `SELECT content FROM memories WHERE profile_id = $1 AND superseded_at IS NULL
        ORDER BY importance * decay_factor DESC, created_at DESC LIMIT $2`,
       [profileId, SUMMARY_MEMORIES],
     );
+    return { traits, memories };
+  }
+
+  private async compose(profileId: string, signal: AbortSignal): Promise<string | null> {
+    if (this.extraction.mode === 'heuristic') return this.templateOf(profileId, this.dataSource.manager);
+    const { traits, memories } = await this.summarised(profileId, this.dataSource.manager);
     if (traits.length === 0 && memories.length === 0) return null;
-    if (this.extraction.mode === 'heuristic') return templateSummary(traits, memories, this.schemas.all());
 
     const outcome = await this.llm.complete({ messages: summaryPromptMessages(traits, memories) }, signal);
     if (outcome.kind !== 'answer' || outcome.content === null) {

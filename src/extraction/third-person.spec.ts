@@ -1,4 +1,4 @@
-import { FACT_KIND_RULES, factKindOf } from './heuristic-fact-kinds';
+import { FACT_KIND_RULES, factKindOf } from '../memories/fact-kinds';
 import { toThirdPerson } from './third-person';
 
 describe('toThirdPerson', () => {

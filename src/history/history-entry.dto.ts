@@ -2,8 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { iso } from '../common/iso';
 import type { HistoryEntry } from './profile-history';
 
-const CHANGES = ['created', 'updated', 'superseded', 'reinforced', 'deleted', 'reverted'];
-const SOURCES = ['api', 'extraction', 'ingest'];
+const CHANGES = ['created', 'updated', 'superseded', 'reinforced', 'deleted', 'reverted', 'purged'];
+const SOURCES = ['api', 'mcp', 'extraction', 'ingest'];
 
 export class HistoryEntryDto {
   @ApiProperty({ format: 'uuid' })

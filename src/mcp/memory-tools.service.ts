@@ -36,12 +36,12 @@ export class MemoryToolsService {
   async remember(userId: string, content: string, type: MemoryType, importance: number) {
     const profileId = await this.profileIdOf(userId);
     const memory: CreateMemoryDto = { content, type, importance };
-    const stored = await this.memories.create(profileId, memory);
+    const stored = await this.memories.create(profileId, memory, 'mcp');
     return { memory: toMemoryDto(stored.memory), created: stored.created };
   }
 
   async forget(userId: string, memoryId: string) {
-    await this.memories.delete(await this.profileIdOf(userId), memoryId);
+    await this.memories.delete(await this.profileIdOf(userId), memoryId, { source: 'mcp' });
     return { deleted: true, memoryId };
   }
 
@@ -50,7 +50,8 @@ export class MemoryToolsService {
   }
 
   async setTrait(userId: string, key: string, value: unknown) {
-    return { trait: toTraitDto(await this.traits.putManual(await this.profileIdOf(userId), key, value)) };
+    const profileId = await this.profileIdOf(userId);
+    return { trait: toTraitDto(await this.traits.putManual(profileId, key, value, 1, 'mcp')) };
   }
 
   private async profileIdOf(userId: string): Promise<string> {

@@ -14,6 +14,7 @@ import { RequiresApiKey } from '../common/public.decorator';
 import { SuccessResponseDto } from '../common/success-response.dto';
 import { PROFILE_ID_PARAM } from '../profiles/profiles.controller';
 import { HistoryResponseDto, toHistoryEntryDto } from '../history/history-entry.dto';
+import { PurgeQueryDto } from '../history/purge-query.dto';
 import { CreateMemoryDto, ListMemoriesQueryDto, UpdateMemoryDto } from './dto/memory-request.dto';
 import { MemoryListResponseDto, MemoryResponseDto, toMemoryDto } from './dto/memory-response.dto';
 import { MemoriesService } from './memories.service';
@@ -105,15 +106,19 @@ export class MemoriesController {
     return { history: (await this.memories.historyOf(id, memoryId)).map(toHistoryEntryDto) };
   }
 
-  /** Delete a memory of this profile. */
+  /**
+   * Delete a memory of this profile; the memories it had superseded are current again (or superseded
+   * by what superseded it). With `purge=true` its history is purged too.
+   */
   @Delete(':memoryId')
   @ApiParam(MEMORY_ID_PARAM)
   @ApiOkResponse({ type: SuccessResponseDto })
   async deleteMemory(
     @Param('id') id: string,
     @Param('memoryId') memoryId: string,
+    @Query() query: PurgeQueryDto,
   ): Promise<SuccessResponseDto> {
-    await this.memories.delete(id, memoryId);
+    await this.memories.delete(id, memoryId, { purge: query.purge === 'true' });
     return { success: true };
   }
 }

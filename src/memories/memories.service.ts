@@ -6,6 +6,7 @@ import { ApiError, profileNotFound, truncate } from '../common/api-error';
 import { UUID_PATTERN } from '../common/iso';
 import { storableUnitInterval } from '../common/stored-real';
 import { inProfileWrite } from '../database/profile-write-lock';
+import { factKindOfContent } from './fact-kinds';
 import { memoryContentHash } from './memory-content';
 import { HistoryEntry, HistorySource, NewHistoryEntry, ProfileHistory } from '../history/profile-history';
 import { ProfilesService } from '../profiles/profiles.service';
@@ -19,7 +20,10 @@ export interface NewMemory {
   type: MemoryType;
   importance: number;
   sourceMessageIds?: string[];
-  /** The kind of single-valued fact it states (`location`, ...): it supersedes the current one of that kind. */
+  /**
+   * The kind of single-valued fact it states (`location`, ...): it supersedes the current one of that
+   * kind. Null for none; when left out, the kind is read from the content (factKindOfContent).
+   */
   factKey?: string | null;
 }
 
@@ -40,6 +44,9 @@ export interface StoredMemory {
 function valueOf(memory: Pick<MemoryEntity, 'content' | 'type' | 'importance'>) {
   return { content: memory.content, type: memory.type, importance: memory.importance };
 }
+
+/** Links followed at most from a superseded memory to the current end of its chain. */
+const MAX_CHAIN = 100;
 
 /** PostgreSQL's unique_violation: another memory of the profile has this content. */
 const UNIQUE_VIOLATION = '23505';
@@ -85,13 +92,17 @@ export class MemoriesService {
   }
 
   /** Creates a memory by hand; see `remember` for what happens to a repeat. */
-  async create(profilePathId: string, memory: NewMemory): Promise<StoredMemory> {
+  async create(
+    profilePathId: string,
+    memory: NewMemory,
+    source: HistorySource = 'api',
+  ): Promise<StoredMemory> {
     const profile = await this.profiles.resolve(profilePathId);
     const stored = await inProfileWrite(
       this.dataSource,
       profile.id,
       () => profileNotFound(profilePathId),
-      (manager) => this.remember(manager, profile.id, memory, 'api'),
+      (manager) => this.remember(manager, profile.id, memory, source),
     );
     if (stored.created) this.announceStored(profile.id, [stored.memory]);
     return stored;
@@ -115,7 +126,12 @@ export class MemoriesService {
         type: changes.type ?? current.type,
         importance: storableUnitInterval(changes.importance ?? current.importance),
       };
-      const row = await this.rewrite(manager, profile.id, current.id, next);
+      const factKey = next.content === current.content ? current.factKey : factKindOfContent(next.content);
+      const row = await this.rewrite(manager, profile.id, current.id, { ...next, factKey });
+      if (row.content_hash !== current.contentHash) {
+        // a vector belongs to the content it was made from: the new content is embedded anew (announced)
+        await manager.query(`DELETE FROM memory_embeddings WHERE memory_id = $1`, [current.id]);
+      }
       await this.history.record(manager, profile.id, [
         {
           subject: 'memory',
@@ -143,7 +159,8 @@ export class MemoriesService {
    * Stores a memory unless the profile already has one with the same normalised content: a repeat
    * adds no row but reinforces the stored one (importance raised to the larger of the two, decay reset,
    * `confirmedAt` set). A memory with a `factKey` is the current fact of its kind: it supersedes the
-   * profile's other current memory of that kind (kept, with `supersededBy`, never injected again).
+   * profile's other current memory of that kind (kept, with `supersededBy`, never injected again). A
+   * superseded memory said again is current again and supersedes what had replaced it (makeCurrent).
    * Every change is recorded in the history with its source.
    */
   async remember(
@@ -152,11 +169,11 @@ export class MemoriesService {
     memory: NewMemory,
     source: HistorySource,
   ): Promise<StoredMemory> {
-    const factKey = memory.factKey ?? null;
+    const factKey = memory.factKey === undefined ? factKindOfContent(memory.content) : memory.factKey;
     const rows: Array<StoredMemoryRow & { created: boolean; was: StoredMemoryRow | null }> =
       await manager.query(
         `WITH previous AS (
-         SELECT content, type, importance FROM memories WHERE profile_id = $1 AND content_hash = $3
+         SELECT content, type, importance, superseded_by FROM memories WHERE profile_id = $1 AND content_hash = $3
        )
        INSERT INTO memories (profile_id, content, content_hash, type, importance, source_message_ids, fact_key)
        VALUES ($1, $2, $3, $4, $5, $6::uuid[], $7)
@@ -165,8 +182,8 @@ export class MemoriesService {
              decay_factor = 1,
              confirmed_at = now(),
              fact_key = coalesce(EXCLUDED.fact_key, memories.fact_key),
-             superseded_by = CASE WHEN EXCLUDED.fact_key IS NULL THEN memories.superseded_by END,
-             superseded_at = CASE WHEN EXCLUDED.fact_key IS NULL THEN memories.superseded_at END,
+             superseded_by = NULL,
+             superseded_at = NULL,
              source_message_ids = ARRAY(
                SELECT DISTINCT unnest(memories.source_message_ids || EXCLUDED.source_message_ids))
        RETURNING ${RETURNED_COLUMNS}, (xmax = 0) AS created, (SELECT row_to_json(p) FROM previous p) AS was`,
@@ -182,36 +199,84 @@ export class MemoriesService {
       );
     const row = rows[0];
     const stored = toEntity(manager, row);
-    const sourceMessageIds = memory.sourceMessageIds ?? [];
-    const entries: NewHistoryEntry[] = [
+    const change = { source, sourceMessageIds: memory.sourceMessageIds ?? [] };
+    await this.history.record(manager, profileId, [
       {
         subject: 'memory',
         subjectKey: stored.id,
         change: row.created ? 'created' : 'reinforced',
         oldValue: row.created || !row.was ? null : valueOf(row.was),
         newValue: valueOf(stored),
-        source,
-        sourceMessageIds,
+        ...change,
       },
-    ];
-    const superseded =
-      factKey === null ? [] : await this.supersedeOthers(manager, profileId, stored, factKey);
-    for (const old of superseded) {
-      entries.push({
-        subject: 'memory',
-        subjectKey: old.id,
-        change: 'superseded',
-        oldValue: valueOf(old),
-        newValue: { supersededBy: stored.id, content: stored.content },
-        source,
-        sourceMessageIds,
-      });
-    }
-    await this.history.record(manager, profileId, entries);
+    ]);
+    const superseded = await this.makeCurrent(
+      manager,
+      profileId,
+      stored,
+      row.was?.superseded_by ?? null,
+      change,
+    );
     return { memory: stored, created: row.created, superseded };
   }
 
-  async delete(profilePathId: string, memoryId: string): Promise<void> {
+  /**
+   * After `current` was stored or said again: it supersedes the memory that had replaced it (the current
+   * end of that chain), if it was superseded, and the other current memories of its fact kind; recorded.
+   */
+  private async makeCurrent(
+    manager: EntityManager,
+    profileId: string,
+    current: MemoryEntity,
+    replacedBy: string | null,
+    change: { source: HistorySource; sourceMessageIds: readonly string[] },
+  ): Promise<MemoryEntity[]> {
+    const superseded: MemoryEntity[] = [];
+    if (replacedBy !== null) {
+      const [rows] = await manager.query<[StoredMemoryRow[], number]>(
+        `WITH RECURSIVE chain (id, superseded_by, depth) AS (
+           SELECT id, superseded_by, 0 FROM memories WHERE id = $2 AND profile_id = $1
+           UNION ALL
+           SELECT m.id, m.superseded_by, c.depth + 1 FROM memories m JOIN chain c ON m.id = c.superseded_by
+           WHERE c.depth < ${MAX_CHAIN}
+         )
+         UPDATE memories SET superseded_by = $3, superseded_at = now()
+         WHERE id IN (SELECT id FROM chain WHERE superseded_by IS NULL) AND id <> $3 AND profile_id = $1
+           AND superseded_at IS NULL
+         RETURNING ${RETURNED_COLUMNS}`,
+        [profileId, replacedBy, current.id],
+      );
+      superseded.push(...rows.map((row) => toEntity(manager, row)));
+    }
+    if (current.factKey !== null) {
+      superseded.push(...(await this.supersedeOthers(manager, profileId, current, current.factKey)));
+    }
+    await this.history.record(
+      manager,
+      profileId,
+      superseded.map((old) => ({
+        subject: 'memory' as const,
+        subjectKey: old.id,
+        change: 'superseded' as const,
+        oldValue: valueOf(old),
+        newValue: { supersededBy: current.id, content: current.content },
+        ...change,
+      })),
+    );
+    return superseded;
+  }
+
+  /**
+   * Deletes a memory. The memories it had superseded are handed on (handOnSupersession), so that the
+   * fact it replaced is current again. With `purge` its history goes too, but for one entry saying that
+   * a purged memory existed, when and by whom (ProfileHistory.purge).
+   */
+  async delete(
+    profilePathId: string,
+    memoryId: string,
+    options: { purge?: boolean; source?: HistorySource } = {},
+  ): Promise<void> {
+    const source = options.source ?? 'api';
     const profile = await this.profiles.resolve(profilePathId);
     await inProfileWrite(
       this.dataSource,
@@ -219,10 +284,15 @@ export class MemoriesService {
       () => profileNotFound(profilePathId),
       async (manager) => {
         const current = await this.find(manager, profile.id, memoryId, { lock: true });
+        await this.handOnSupersession(manager, profile.id, current, source);
         await manager.query(`DELETE FROM memories WHERE id = $1 AND profile_id = $2`, [
           current.id,
           profile.id,
         ]);
+        if (options.purge) {
+          await this.history.purge(manager, profile.id, 'memory', current.id, source);
+          return;
+        }
         await this.history.record(manager, profile.id, [
           {
             subject: 'memory',
@@ -230,7 +300,7 @@ export class MemoriesService {
             change: 'deleted',
             oldValue: valueOf(current),
             newValue: null,
-            source: 'api',
+            source,
           },
         ]);
       },
@@ -238,9 +308,92 @@ export class MemoriesService {
   }
 
   /**
-   * Reinforces a current memory of the profile that an extractor says was said again: importance raised
-   * to the larger of the two, decay reset, `confirmedAt` set, recorded. False (nothing done) for an id
-   * that is not a current memory of this profile.
+   * Before `gone` is deleted, the memories it superseded get its place: superseded by what superseded
+   * it, else, when it was current, the newest of them is current again (`reverted`) and the others are
+   * superseded by that one, unless another current memory states the same kind of fact, which then
+   * supersedes them all. Recorded, so the history says where each one went.
+   */
+  private async handOnSupersession(
+    manager: EntityManager,
+    profileId: string,
+    gone: MemoryEntity,
+    source: HistorySource,
+  ): Promise<void> {
+    const predecessors = (
+      await manager.query<StoredMemoryRow[]>(
+        `SELECT ${RETURNED_COLUMNS} FROM memories WHERE profile_id = $1 AND superseded_by = $2
+         ORDER BY superseded_at DESC, created_at DESC, id DESC FOR UPDATE`,
+        [profileId, gone.id],
+      )
+    ).map((row) => toEntity(manager, row));
+    if (predecessors.length === 0) return;
+    let successor: MemoryEntity | null =
+      gone.supersededBy === null ? null : await this.find(manager, profileId, gone.supersededBy);
+    const entries: NewHistoryEntry[] = [];
+    if (successor === null) {
+      const heir = predecessors[0];
+      successor =
+        heir.factKey === null ? null : await this.currentOfKind(manager, profileId, heir.factKey, gone.id);
+      if (successor === null) {
+        await manager.query(`UPDATE memories SET superseded_by = NULL, superseded_at = NULL WHERE id = $1`, [
+          heir.id,
+        ]);
+        entries.push({
+          subject: 'memory',
+          subjectKey: heir.id,
+          change: 'reverted',
+          oldValue: { supersededBy: gone.id },
+          newValue: { supersededBy: null, reason: 'the memory that superseded it was deleted' },
+          source,
+        });
+        predecessors.shift();
+        successor = heir;
+      }
+    }
+    if (predecessors.length > 0) {
+      await manager.query(`UPDATE memories SET superseded_by = $2 WHERE id = ANY($1::uuid[])`, [
+        predecessors.map((memory) => memory.id),
+        successor.id,
+      ]);
+    }
+    for (const memory of predecessors) {
+      entries.push({
+        subject: 'memory',
+        subjectKey: memory.id,
+        change: 'superseded',
+        oldValue: { supersededBy: gone.id },
+        newValue: {
+          supersededBy: successor.id,
+          content: successor.content,
+          reason: 'the memory that superseded it was deleted',
+        },
+        source,
+      });
+    }
+    await this.history.record(manager, profileId, entries);
+  }
+
+  /** The current memory of the profile that states this kind of fact, other than `except`. */
+  private async currentOfKind(
+    manager: EntityManager,
+    profileId: string,
+    factKey: string,
+    except: string,
+  ): Promise<MemoryEntity | null> {
+    const rows: StoredMemoryRow[] = await manager.query(
+      `SELECT ${RETURNED_COLUMNS} FROM memories
+       WHERE profile_id = $1 AND fact_key = $2 AND superseded_at IS NULL AND id <> $3
+       ORDER BY created_at DESC LIMIT 1`,
+      [profileId, factKey, except],
+    );
+    return rows.length === 0 ? null : toEntity(manager, rows[0]);
+  }
+
+  /**
+   * Reinforces a memory of the profile that an extractor says was said again: importance raised to the
+   * larger of the two, decay reset, `confirmedAt` set, recorded; a superseded one is current again and
+   * supersedes what had replaced it (makeCurrent). False (nothing done) for an id that is not a memory
+   * of this profile.
    */
   async reinforce(
     manager: EntityManager,
@@ -250,12 +403,16 @@ export class MemoriesService {
     change: { source: HistorySource; sourceMessageIds: string[] },
   ): Promise<boolean> {
     if (!UUID_PATTERN.test(memoryId)) return false;
-    const [rows] = await manager.query<[Array<StoredMemoryRow & { old_importance: number }>, number]>(
+    const [rows] = await manager.query<
+      [Array<StoredMemoryRow & { old_importance: number; old_superseded_by: string | null }>, number]
+    >(
       `UPDATE memories m SET importance = GREATEST(m.importance, $3), decay_factor = 1, confirmed_at = now(),
+         superseded_by = NULL, superseded_at = NULL,
          source_message_ids = ARRAY(SELECT DISTINCT unnest(m.source_message_ids || $4::uuid[]))
-       FROM (SELECT id, importance AS old_importance FROM memories WHERE id = $1 AND profile_id = $2) AS o
-       WHERE m.id = o.id AND m.superseded_at IS NULL
-       RETURNING ${RETURNED_COLUMNS.replace(/(^|,\s*)/g, '$1m.')}, o.old_importance`,
+       FROM (SELECT id, importance AS old_importance, superseded_by AS old_superseded_by
+             FROM memories WHERE id = $1 AND profile_id = $2) AS o
+       WHERE m.id = o.id
+       RETURNING ${RETURNED_COLUMNS.replace(/(^|,\s*)/g, '$1m.')}, o.old_importance, o.old_superseded_by`,
       [memoryId, profileId, storableUnitInterval(importance), change.sourceMessageIds],
     );
     if (rows.length === 0) return false;
@@ -270,6 +427,7 @@ export class MemoriesService {
         ...change,
       },
     ]);
+    await this.makeCurrent(manager, profileId, toEntity(manager, row), row.old_superseded_by, change);
     return true;
   }
 
@@ -320,14 +478,22 @@ export class MemoriesService {
     manager: EntityManager,
     profileId: string,
     memoryId: string,
-    next: { content: string; type: MemoryType; importance: number },
+    next: { content: string; type: MemoryType; importance: number; factKey: string | null },
   ): Promise<StoredMemoryRow> {
     try {
       // an UPDATE answers [rows, count] through TypeORM
       const [rows] = await manager.query<[StoredMemoryRow[], number]>(
-        `UPDATE memories SET content = $3, content_hash = $4, type = $5, importance = $6
+        `UPDATE memories SET content = $3, content_hash = $4, type = $5, importance = $6, fact_key = $7
          WHERE id = $1 AND profile_id = $2 RETURNING ${RETURNED_COLUMNS}`,
-        [memoryId, profileId, next.content, memoryContentHash(next.content), next.type, next.importance],
+        [
+          memoryId,
+          profileId,
+          next.content,
+          memoryContentHash(next.content),
+          next.type,
+          next.importance,
+          next.factKey,
+        ],
       );
       return rows[0];
     } catch (error) {

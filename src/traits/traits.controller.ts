@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiNotFoundResponse,
@@ -6,6 +6,7 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
+import { PurgeQueryDto } from '../history/purge-query.dto';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { RequiresApiKey } from '../common/public.decorator';
 import { SuccessResponseDto } from '../common/success-response.dto';
@@ -77,13 +78,17 @@ export class TraitsController {
     return { trait: toTraitDto(await this.traits.revert(id, key, body.historyId)) };
   }
 
-  /** Delete a trait. */
+  /** Delete a trait; with `purge=true` its history is purged too. */
   @Delete(':key')
   @ApiParam(TRAIT_KEY_PARAM)
   @ApiOkResponse({ type: SuccessResponseDto })
-  @ApiBadRequestResponse({ description: '`invalid_trait_key`', type: ErrorResponseDto })
-  async deleteTrait(@Param('id') id: string, @Param('key') key: string): Promise<SuccessResponseDto> {
-    await this.traits.delete(id, key);
+  @ApiBadRequestResponse({ description: '`invalid_trait_key`, `invalid_purge`', type: ErrorResponseDto })
+  async deleteTrait(
+    @Param('id') id: string,
+    @Param('key') key: string,
+    @Query() query: PurgeQueryDto,
+  ): Promise<SuccessResponseDto> {
+    await this.traits.delete(id, key, { purge: query.purge === 'true' });
     return { success: true };
   }
 }

@@ -120,10 +120,11 @@ export class TraitsRepository {
   }
 
   /** A profile's keys and values, by key. */
-  keyValues(profileId: string): Promise<Array<{ key: string; value: unknown }>> {
-    return this.dataSource.query(`SELECT key, value FROM traits WHERE profile_id = $1 ORDER BY key`, [
-      profileId,
-    ]);
+  keyValues(
+    profileId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<Array<{ key: string; value: unknown }>> {
+    return manager.query(`SELECT key, value FROM traits WHERE profile_id = $1 ORDER BY key`, [profileId]);
   }
 }
 

@@ -2,7 +2,7 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiError, invalidField, profileNotFound, truncate } from '../common/api-error';
-import { HistoryEntry, ProfileHistory } from '../history/profile-history';
+import { HistoryEntry, HistorySource, ProfileHistory } from '../history/profile-history';
 import { storableUnitInterval } from '../common/stored-real';
 import { inProfileWrite } from '../database/profile-write-lock';
 import { ProfilesService } from '../profiles/profiles.service';
@@ -30,18 +30,30 @@ export class TraitsService {
   }
 
   /** Creates or replaces a trait by hand: source `manual`, which extraction never overwrites. */
-  async putManual(profilePathId: string, key: string, value: unknown, confidence = 1): Promise<TraitEntity> {
+  async putManual(
+    profilePathId: string,
+    key: string,
+    value: unknown,
+    confidence = 1,
+    source: HistorySource = 'api',
+  ): Promise<TraitEntity> {
     assertTraitKey(key);
     const profile = await this.profiles.resolve(profilePathId);
     return inProfileWrite(
       this.dataSource,
       profile.id,
       () => profileNotFound(profilePathId),
-      (manager) => this.writeManual(manager, profile.id, key, value, confidence, null),
+      (manager) => this.writeManual(manager, profile.id, key, value, confidence, null, source),
     );
   }
 
-  async delete(profilePathId: string, key: string): Promise<void> {
+  /** Deletes a trait; with `purge` its history too, but for one `purged` entry (ProfileHistory.purge). */
+  async delete(
+    profilePathId: string,
+    key: string,
+    options: { purge?: boolean; source?: HistorySource } = {},
+  ): Promise<void> {
+    const source = options.source ?? 'api';
     assertTraitKey(key);
     const profile = await this.profiles.resolve(profilePathId);
     await inProfileWrite(
@@ -51,6 +63,10 @@ export class TraitsService {
       async (manager) => {
         const deleted = await this.traits.delete(manager, profile.id, key);
         if (!deleted) throw traitNotFound(key);
+        if (options.purge) {
+          await this.history.purge(manager, profile.id, 'trait', key, source);
+          return;
+        }
         await this.history.record(manager, profile.id, [
           {
             subject: 'trait',
@@ -58,7 +74,7 @@ export class TraitsService {
             change: 'deleted',
             oldValue: { value: deleted.value, confidence: deleted.confidence },
             newValue: null,
-            source: 'api',
+            source,
           },
         ]);
       },
@@ -99,7 +115,7 @@ export class TraitsService {
       this.dataSource,
       profile.id,
       () => profileNotFound(profilePathId),
-      (manager) => this.writeManual(manager, profile.id, key, restored.value, 1, 'reverted'),
+      (manager) => this.writeManual(manager, profile.id, key, restored.value, 1, 'reverted', 'api'),
     );
   }
 
@@ -110,6 +126,7 @@ export class TraitsService {
     value: unknown,
     confidence: number,
     change: 'reverted' | null,
+    source: HistorySource,
   ): Promise<TraitEntity> {
     confidence = storableUnitInterval(confidence);
     const schema = this.schemas.get(key);
@@ -137,7 +154,7 @@ export class TraitsService {
         change: change ?? (old ? 'updated' : 'created'),
         oldValue: old ?? null,
         newValue: { value: check.value, confidence },
-        source: 'api',
+        source,
       },
     ]);
     return this.traits.findOne(manager, profileId, id);

@@ -91,3 +91,31 @@ export function factKindOf(sentence: string): string | null {
   }
   return null;
 }
+
+/** Third-person verbs whose first-person form is not the verb without its final s. */
+const FIRST_PERSON_VERBS: Record<string, string> = { is: 'am', has: 'have', does: 'do', goes: 'go' };
+
+/**
+ * The kind of single-valued fact a memory's content states, however it is worded: as the user said it
+ * ("I live in Lisbon"), or as memories are stored ("User lives in Lisbon.", "Lives in Lisbon"). Memories
+ * written through the API or by the LLM extractor get their kind from this, as the heuristic rules'
+ * memories get it from the sentence they read.
+ */
+export function factKindOfContent(content: string): string | null {
+  const text = content.trim();
+  const direct = factKindOf(text);
+  if (direct !== null) return direct;
+  const match = /^(?:(?:the )?user )?([a-z]+)\b(.*)$/is.exec(text);
+  if (!match) return null;
+  const verb = match[1].toLowerCase();
+  const firstPerson =
+    FIRST_PERSON_VERBS[verb] ??
+    (/(?:ch|sh|ss|x|z|o)es$/.test(verb)
+      ? verb.slice(0, -2)
+      : /[^aeiou]ies$/.test(verb)
+        ? `${verb.slice(0, -3)}y`
+        : /[^s]s$/.test(verb)
+          ? verb.slice(0, -1)
+          : verb);
+  return factKindOf(`I ${firstPerson}${match[2]}`);
+}
