@@ -10,13 +10,14 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { RequiresApiKey } from '../common/public.decorator';
+import { RequiresApiKey, RequiresScope } from '../common/public.decorator';
 import { SuccessResponseDto } from '../common/success-response.dto';
 import { PROFILE_ID_PARAM } from '../profiles/profiles.controller';
 import { HistoryResponseDto, toHistoryEntryDto } from '../history/history-entry.dto';
 import { CreateMemoryDto, ListMemoriesQueryDto, UpdateMemoryDto } from './dto/memory-request.dto';
 import { MemoryListResponseDto, MemoryResponseDto, toMemoryDto } from './dto/memory-response.dto';
 import { MemoriesService } from './memories.service';
+import { ProfileInPath, ProfilePath } from '../profiles/profile-path';
 
 const MEMORY_ID_PARAM = { name: 'memoryId', format: 'uuid' } as const;
 
@@ -33,10 +34,11 @@ export class MemoriesController {
 
   /** List memories by importance × decayFactor, then newest first. */
   @Get()
+  @RequiresScope('read')
   @ApiOkResponse({ type: MemoryListResponseDto })
   @ApiBadRequestResponse({ description: '`invalid_memory_type`, `invalid_limit`', type: ErrorResponseDto })
   async listMemories(
-    @Param('id') id: string,
+    @ProfileInPath() id: ProfilePath,
     @Query() query: ListMemoriesQueryDto,
   ): Promise<MemoryListResponseDto> {
     const memories = await this.memories.list(id, {
@@ -52,6 +54,7 @@ export class MemoriesController {
    * again: the existing one is returned (200) with its importance raised to the larger of the two.
    */
   @Post()
+  @RequiresScope('write')
   @ApiCreatedResponse({ type: MemoryResponseDto, description: 'Created' })
   @ApiOkResponse({ type: MemoryResponseDto, description: 'The same memory existed already' })
   @ApiBadRequestResponse({
@@ -59,7 +62,7 @@ export class MemoriesController {
     type: ErrorResponseDto,
   })
   async createMemory(
-    @Param('id') id: string,
+    @ProfileInPath() id: ProfilePath,
     @Body() body: CreateMemoryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<MemoryResponseDto> {
@@ -70,14 +73,16 @@ export class MemoriesController {
 
   /** One memory of this profile, current or superseded. */
   @Get(':memoryId')
+  @RequiresScope('read')
   @ApiParam(MEMORY_ID_PARAM)
   @ApiOkResponse({ type: MemoryResponseDto })
-  async getMemory(@Param('id') id: string, @Param('memoryId') memoryId: string): Promise<MemoryResponseDto> {
+  async getMemory(@ProfileInPath() id: ProfilePath, @Param('memoryId') memoryId: string): Promise<MemoryResponseDto> {
     return { memory: toMemoryDto(await this.memories.get(id, memoryId)) };
   }
 
   /** Change a memory's content, type or importance by hand; the change is kept in its history. */
   @Patch(':memoryId')
+  @RequiresScope('write')
   @ApiParam(MEMORY_ID_PARAM)
   @ApiOkResponse({ type: MemoryResponseDto })
   @ApiBadRequestResponse({
@@ -87,7 +92,7 @@ export class MemoriesController {
   })
   @ApiConflictResponse({ description: '`duplicate_memory`', type: ErrorResponseDto })
   async updateMemory(
-    @Param('id') id: string,
+    @ProfileInPath() id: ProfilePath,
     @Param('memoryId') memoryId: string,
     @Body() body: UpdateMemoryDto,
   ): Promise<MemoryResponseDto> {
@@ -96,10 +101,11 @@ export class MemoriesController {
 
   /** Every change of a memory, newest first: created, updated, superseded, reinforced, deleted. */
   @Get(':memoryId/history')
+  @RequiresScope('read')
   @ApiParam(MEMORY_ID_PARAM)
   @ApiOkResponse({ type: HistoryResponseDto })
   async getMemoryHistory(
-    @Param('id') id: string,
+    @ProfileInPath() id: ProfilePath,
     @Param('memoryId') memoryId: string,
   ): Promise<HistoryResponseDto> {
     return { history: (await this.memories.historyOf(id, memoryId)).map(toHistoryEntryDto) };
@@ -107,10 +113,11 @@ export class MemoriesController {
 
   /** Delete a memory of this profile. */
   @Delete(':memoryId')
+  @RequiresScope('write')
   @ApiParam(MEMORY_ID_PARAM)
   @ApiOkResponse({ type: SuccessResponseDto })
   async deleteMemory(
-    @Param('id') id: string,
+    @ProfileInPath() id: ProfilePath,
     @Param('memoryId') memoryId: string,
   ): Promise<SuccessResponseDto> {
     await this.memories.delete(id, memoryId);

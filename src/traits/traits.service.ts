@@ -11,6 +11,8 @@ import { TraitSchemaRegistry } from './trait-schema-registry';
 import { TraitEntity } from './trait.entity';
 import { checkTraitValue, inferValueType } from './trait-value';
 import { TraitsRepository } from './traits.repository';
+import type { ProfilePath } from '../profiles/profile-path';
+import { AuditTrail } from '../access/audit-trail';
 
 export const CUSTOM_TRAIT_CATEGORY = 'custom';
 
@@ -22,26 +24,32 @@ export class TraitsService {
     private readonly schemas: TraitSchemaRegistry,
     private readonly history: ProfileHistory,
     private readonly traits: TraitsRepository,
+    private readonly audit: AuditTrail,
   ) {}
 
-  async list(profilePathId: string): Promise<TraitEntity[]> {
+  async list(profilePathId: ProfilePath): Promise<TraitEntity[]> {
     const profile = await this.profiles.resolve(profilePathId);
     return this.traits.list(profile.id);
   }
 
   /** Creates or replaces a trait by hand: source `manual`, which extraction never overwrites. */
-  async putManual(profilePathId: string, key: string, value: unknown, confidence = 1): Promise<TraitEntity> {
+  async putManual(profilePathId: ProfilePath, key: string, value: unknown, confidence = 1): Promise<TraitEntity> {
     assertTraitKey(key);
     const profile = await this.profiles.resolve(profilePathId);
     return inProfileWrite(
       this.dataSource,
       profile.id,
       () => profileNotFound(profilePathId),
-      (manager) => this.writeManual(manager, profile.id, key, value, confidence, null),
+      this.audit.audited(
+        profilePathId.actor,
+        'trait.put',
+        () => ({ profileId: profile.id, traitKey: key }),
+        (manager) => this.writeManual(manager, profile.id, key, value, confidence, null),
+      ),
     );
   }
 
-  async delete(profilePathId: string, key: string): Promise<void> {
+  async delete(profilePathId: ProfilePath, key: string): Promise<void> {
     assertTraitKey(key);
     const profile = await this.profiles.resolve(profilePathId);
     await inProfileWrite(
@@ -51,6 +59,7 @@ export class TraitsService {
       async (manager) => {
         const deleted = await this.traits.delete(manager, profile.id, key);
         if (!deleted) throw traitNotFound(key);
+        await this.audit.record(manager, profilePathId.actor, 'trait.delete', { profileId: profile.id, traitKey: key });
         await this.history.record(manager, profile.id, [
           {
             subject: 'trait',
@@ -66,7 +75,7 @@ export class TraitsService {
   }
 
   /** The changes of a trait, newest first; also of a deleted one, until its profile is deleted. */
-  async historyOf(profilePathId: string, key: string): Promise<HistoryEntry[]> {
+  async historyOf(profilePathId: ProfilePath, key: string): Promise<HistoryEntry[]> {
     assertTraitKey(key);
     const profile = await this.profiles.resolve(profilePathId);
     const entries = await this.history.of(profile.id, 'trait', key);
@@ -78,7 +87,7 @@ export class TraitsService {
    * Sets the trait back to the value of one of its history entries (the value after that change, or
    * before it for a deletion), as a manual change recorded as `reverted`.
    */
-  async revert(profilePathId: string, key: string, historyId: string): Promise<TraitEntity> {
+  async revert(profilePathId: ProfilePath, key: string, historyId: string): Promise<TraitEntity> {
     const entries = await this.historyOf(profilePathId, key);
     const entry = entries.find((candidate) => candidate.id === historyId.toLowerCase());
     if (!entry) {
@@ -99,7 +108,12 @@ export class TraitsService {
       this.dataSource,
       profile.id,
       () => profileNotFound(profilePathId),
-      (manager) => this.writeManual(manager, profile.id, key, restored.value, 1, 'reverted'),
+      this.audit.audited(
+        profilePathId.actor,
+        'trait.revert',
+        () => ({ profileId: profile.id, traitKey: key }),
+        (manager) => this.writeManual(manager, profile.id, key, restored.value, 1, 'reverted'),
+      ),
     );
   }
 
