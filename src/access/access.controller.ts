@@ -37,7 +37,10 @@ export class AccessController {
   @RequiresScope('admin')
   @ApiCreatedResponse({ type: ApplicationResponseDto })
   @ApiConflictResponse({ description: '`application_exists`', type: ErrorResponseDto })
-  async createApplication(@Caller() caller: CallerOf, @Body() body: CreateApplicationDto): Promise<ApplicationResponseDto> {
+  async createApplication(
+    @Caller() caller: CallerOf,
+    @Body() body: CreateApplicationDto,
+  ): Promise<ApplicationResponseDto> {
     return { application: toApplicationDto(await this.access.createApplication(caller, body.name)) };
   }
 
@@ -54,7 +57,10 @@ export class AccessController {
   @RequiresScope('admin')
   @ApiCreatedResponse({ type: CreatedApiKeyResponseDto })
   @ApiNotFoundResponse({ description: '`application_not_found`', type: ErrorResponseDto })
-  async createKey(@Caller() caller: CallerOf, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
+  async createKey(
+    @Caller() caller: CallerOf,
+    @Body() body: CreateApiKeyDto,
+  ): Promise<CreatedApiKeyResponseDto> {
     const created = await this.access.createKey(caller, body);
     return { key: toApiKeyDto(created.key), secret: created.secret };
   }
@@ -88,7 +94,10 @@ export class AccessController {
   @Get('audit')
   @RequiresScope('admin')
   @ApiOkResponse({ type: AuditListResponseDto })
-  async listAudit(@Caller() caller: CallerOf, @Query() query: ListAuditQueryDto): Promise<AuditListResponseDto> {
+  async listAudit(
+    @Caller() caller: CallerOf,
+    @Query() query: ListAuditQueryDto,
+  ): Promise<AuditListResponseDto> {
     return toAuditListResponse(await this.access.auditEvents(caller, query));
   }
 }

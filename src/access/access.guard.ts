@@ -48,9 +48,14 @@ export class AccessGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const access = await this.authenticate(req);
     setRequestAccess(req, access);
-    const scope = this.reflector.getAllAndOverride<Scope | 'any' | 'root' | undefined>(REQUIRED_SCOPE, targets);
+    const scope = this.reflector.getAllAndOverride<Scope | 'any' | 'root' | undefined>(
+      REQUIRED_SCOPE,
+      targets,
+    );
     const allowed =
-      scope === undefined || scope === 'root' ? access.root : scope === 'any' || access.scopes.includes(scope);
+      scope === undefined || scope === 'root'
+        ? access.root
+        : scope === 'any' || access.scopes.includes(scope);
     if (!allowed) {
       throw new ApiError(
         HttpStatus.FORBIDDEN,
@@ -65,7 +70,11 @@ export class AccessGuard implements CanActivate {
 
   private async authenticate(req: Request): Promise<RequestAccess> {
     const token = presentedKey(req);
-    if (token !== undefined && this.rootDigest !== null && timingSafeEqual(this.digest(token), this.rootDigest)) {
+    if (
+      token !== undefined &&
+      this.rootDigest !== null &&
+      timingSafeEqual(this.digest(token), this.rootDigest)
+    ) {
       return this.rootAccess(req);
     }
     if (token !== undefined && looksLikeApplicationKey(token)) {

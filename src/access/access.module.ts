@@ -1,6 +1,5 @@
 import { Global, Module } from '@nestjs/common';
 import { AccessController } from './access.controller';
-import { AccessGuard } from './access.guard';
 import { AccessService } from './access.service';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApplicationsRepository } from './applications.repository';

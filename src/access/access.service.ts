@@ -42,7 +42,12 @@ export class AccessService {
     return this.dataSource.transaction(async (manager) => {
       const created = await this.applications.create(manager, name);
       if (created === null) {
-        throw new ApiError(HttpStatus.CONFLICT, 'application_exists', `An application "${name}" exists.`, 'name');
+        throw new ApiError(
+          HttpStatus.CONFLICT,
+          'application_exists',
+          `An application "${name}" exists.`,
+          'name',
+        );
       }
       await this.audit.record(manager, caller.actor, 'application.create', { applicationId: created.id });
       return created;
@@ -51,7 +56,9 @@ export class AccessService {
 
   async listApplications(caller: Caller): Promise<StoredApplication[]> {
     const all = await this.applications.list();
-    return caller.access.root ? all : all.filter((application) => application.id === caller.access.application.id);
+    return caller.access.root
+      ? all
+      : all.filter((application) => application.id === caller.access.application.id);
   }
 
   /** Creates a key of an application; the secret is in this answer only. */
@@ -59,7 +66,12 @@ export class AccessService {
     const application = await this.visibleApplication(caller, key.application);
     const expiresAt = key.expiresAt === undefined ? null : new Date(key.expiresAt);
     if (expiresAt !== null && expiresAt.getTime() <= Date.now()) {
-      throw new ApiError(HttpStatus.BAD_REQUEST, 'invalid_expires_at', 'expiresAt must be in the future.', 'expiresAt');
+      throw new ApiError(
+        HttpStatus.BAD_REQUEST,
+        'invalid_expires_at',
+        'expiresAt must be in the future.',
+        'expiresAt',
+      );
     }
     const secret = newKeySecret();
     return this.dataSource.transaction(async (manager) => {
@@ -87,9 +99,14 @@ export class AccessService {
   async revokeKey(caller: Caller, id: string): Promise<StoredApiKey> {
     return this.dataSource.transaction(async (manager) => {
       const revoked = /^[0-9a-f-]{36}$/i.test(id)
-        ? await this.keys.revoke(manager, id.toLowerCase(), caller.access.root ? null : caller.access.application.id)
+        ? await this.keys.revoke(
+            manager,
+            id.toLowerCase(),
+            caller.access.root ? null : caller.access.application.id,
+          )
         : null;
-      if (revoked === null) throw new ApiError(HttpStatus.NOT_FOUND, 'key_not_found', 'There is no such key.');
+      if (revoked === null)
+        throw new ApiError(HttpStatus.NOT_FOUND, 'key_not_found', 'There is no such key.');
       await this.audit.record(manager, caller.actor, 'key.revoke', {
         keyId: revoked.id,
         applicationId: revoked.application.id,
@@ -99,7 +116,10 @@ export class AccessService {
   }
 
   /** Audit events, newest first; an application key sees its own application's only. */
-  async auditEvents(caller: Caller, filter: AuditFilter): Promise<{ events: AuditEvent[]; next: string | null }> {
+  async auditEvents(
+    caller: Caller,
+    filter: AuditFilter,
+  ): Promise<{ events: AuditEvent[]; next: string | null }> {
     const applicationId = caller.access.root
       ? filter.application === undefined
         ? null
@@ -133,5 +153,9 @@ export class AccessService {
 }
 
 function rootOnly(what: string): ApiError {
-  return new ApiError(HttpStatus.FORBIDDEN, 'insufficient_scope', `Only the service key (SERVICE_API_KEY) may ${what}.`);
+  return new ApiError(
+    HttpStatus.FORBIDDEN,
+    'insufficient_scope',
+    `Only the service key (SERVICE_API_KEY) may ${what}.`,
+  );
 }

@@ -82,7 +82,11 @@ export class ApiKeysRepository {
   }
 
   /** Revokes the key of this application (any application's when null); null when there is no such key. */
-  async revoke(manager: EntityManager, id: string, applicationId: string | null): Promise<StoredApiKey | null> {
+  async revoke(
+    manager: EntityManager,
+    id: string,
+    applicationId: string | null,
+  ): Promise<StoredApiKey | null> {
     const rows: ApiKeyRow[] = await manager.query(
       `WITH k AS (
          UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())

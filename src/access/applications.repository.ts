@@ -20,7 +20,10 @@ interface ApplicationRow {
 export class ApplicationsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async find(idOrName: string, manager: EntityManager = this.dataSource.manager): Promise<StoredApplication | null> {
+  async find(
+    idOrName: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<StoredApplication | null> {
     const rows: ApplicationRow[] = UUID_PATTERN.test(idOrName)
       ? await manager.query(
           `SELECT id, name, created_at FROM applications WHERE id = $1::uuid OR name = $2

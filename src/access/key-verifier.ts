@@ -38,7 +38,8 @@ export class KeyVerifier {
     if (prefix === null) return null;
     const key = await this.cached(this.keys, prefix, () => this.keysRepository.findByPrefix(prefix));
     if (key === null || !matchesHash(token, key.secretHash)) return null;
-    if (key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt.getTime() <= Date.now())) return null;
+    if (key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt.getTime() <= Date.now()))
+      return null;
     this.noteUse(key.id);
     return key;
   }

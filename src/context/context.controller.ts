@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiNotFoundResponse,
@@ -33,7 +33,10 @@ export class ContextController {
     type: ErrorResponseDto,
   })
   @ApiNotFoundResponse({ description: '`profile_not_found`', type: ErrorResponseDto })
-  async getContext(@ProfileInPath() id: ProfilePath, @Body() body: ContextRequestDto): Promise<ContextResponseDto> {
+  async getContext(
+    @ProfileInPath() id: ProfilePath,
+    @Body() body: ContextRequestDto,
+  ): Promise<ContextResponseDto> {
     return toContextResponse(await this.context.forQuestion(id, body.question, body.maxMemories));
   }
 }

@@ -76,7 +76,10 @@ export class MemoriesController {
   @RequiresScope('read')
   @ApiParam(MEMORY_ID_PARAM)
   @ApiOkResponse({ type: MemoryResponseDto })
-  async getMemory(@ProfileInPath() id: ProfilePath, @Param('memoryId') memoryId: string): Promise<MemoryResponseDto> {
+  async getMemory(
+    @ProfileInPath() id: ProfilePath,
+    @Param('memoryId') memoryId: string,
+  ): Promise<MemoryResponseDto> {
     return { memory: toMemoryDto(await this.memories.get(id, memoryId)) };
   }
 

@@ -97,7 +97,7 @@ export class MemoriesService {
       this.audit.audited(
         profilePathId.actor,
         'memory.create',
-        (stored) => ({ profileId: profile.id, memoryId: stored.memory.id }),
+        (stored: StoredMemory) => ({ profileId: profile.id, memoryId: stored.memory.id }),
         (manager) => this.remember(manager, profile.id, memory, 'api'),
       ),
     );

@@ -15,11 +15,17 @@ export interface ProfilePath {
 }
 
 /** A handler's parameter: the profile its `:id` path parameter names, in the request's application. */
-export const ProfileInPath = createParamDecorator((_data: unknown, context: ExecutionContext): ProfilePath => {
-  const req = context.switchToHttp().getRequest<Request>();
-  const pathId = req.params.id;
-  return { applicationId: accessOf(req).application.id, pathId: typeof pathId === 'string' ? pathId : '', actor: actorOf(req) };
-});
+export const ProfileInPath = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): ProfilePath => {
+    const req = context.switchToHttp().getRequest<Request>();
+    const pathId = req.params.id;
+    return {
+      applicationId: accessOf(req).application.id,
+      pathId: typeof pathId === 'string' ? pathId : '',
+      actor: actorOf(req),
+    };
+  },
+);
 
 /** The same profile named by its internal id (a profile a service already resolved). */
 export function byInternalId(path: ProfilePath, profileId: string): ProfilePath {

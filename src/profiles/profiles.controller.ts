@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpStatus, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpStatus, Patch, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
@@ -37,7 +37,10 @@ export class ProfilesController {
   @Get()
   @RequiresScope('read')
   @ApiOkResponse({ type: ProfileListResponseDto })
-  async listProfiles(@Caller() caller: RequestCaller, @Query() query: ListProfilesQueryDto): Promise<ProfileListResponseDto> {
+  async listProfiles(
+    @Caller() caller: RequestCaller,
+    @Query() query: ListProfilesQueryDto,
+  ): Promise<ProfileListResponseDto> {
     return toProfileListResponse(await this.profiles.list(caller.access.application.id, query));
   }
 
@@ -66,7 +69,10 @@ export class ProfilesController {
   @ApiParam(PROFILE_ID_PARAM)
   @ApiOkResponse({ type: ProfileResponseDto })
   @ApiNotFoundResponse({ description: '`profile_not_found`', type: ErrorResponseDto })
-  async updateProfile(@ProfileInPath() id: ProfilePath, @Body() body: UpdateProfileDto): Promise<ProfileResponseDto> {
+  async updateProfile(
+    @ProfileInPath() id: ProfilePath,
+    @Body() body: UpdateProfileDto,
+  ): Promise<ProfileResponseDto> {
     return { profile: toProfileDto(await this.profiles.updateSummary(id, body.summary)) };
   }
 }

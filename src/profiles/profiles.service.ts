@@ -36,7 +36,9 @@ export class ProfilesService {
     query: { limit: number; offset: number; search?: string },
   ): Promise<ProfilePage> {
     const build = () => {
-      const qb = this.profiles.createQueryBuilder('p').where('p.application_id = :applicationId', { applicationId });
+      const qb = this.profiles
+        .createQueryBuilder('p')
+        .where('p.application_id = :applicationId', { applicationId });
       if (query.search) {
         qb.andWhere(`p.external_id ILIKE '%' || :pattern || '%'`, { pattern: escapeLike(query.search) });
       }
@@ -88,7 +90,9 @@ export class ProfilesService {
     if (pathId.length === 0 || pathId.length > MAX_EXTERNAL_ID_LENGTH || pathId.includes('\u0000')) {
       throw profileNotFound(pathId);
     }
-    const qb = this.profiles.createQueryBuilder('p').where('p.application_id = :applicationId', { applicationId });
+    const qb = this.profiles
+      .createQueryBuilder('p')
+      .where('p.application_id = :applicationId', { applicationId });
     if (UUID_PATTERN.test(pathId)) {
       qb.andWhere('(p.id = :uuid OR p.external_id = :pathId)', { uuid: pathId.toLowerCase(), pathId })
         .orderBy('(p.id = :uuid)', 'DESC')

@@ -60,7 +60,10 @@ export class TraitsController {
   @ApiParam(TRAIT_KEY_PARAM)
   @ApiOkResponse({ type: HistoryResponseDto })
   @ApiBadRequestResponse({ description: '`invalid_trait_key`', type: ErrorResponseDto })
-  async getTraitHistory(@ProfileInPath() id: ProfilePath, @Param('key') key: string): Promise<HistoryResponseDto> {
+  async getTraitHistory(
+    @ProfileInPath() id: ProfilePath,
+    @Param('key') key: string,
+  ): Promise<HistoryResponseDto> {
     return { history: (await this.traits.historyOf(id, key)).map(toHistoryEntryDto) };
   }
 
@@ -88,7 +91,10 @@ export class TraitsController {
   @ApiParam(TRAIT_KEY_PARAM)
   @ApiOkResponse({ type: SuccessResponseDto })
   @ApiBadRequestResponse({ description: '`invalid_trait_key`', type: ErrorResponseDto })
-  async deleteTrait(@ProfileInPath() id: ProfilePath, @Param('key') key: string): Promise<SuccessResponseDto> {
+  async deleteTrait(
+    @ProfileInPath() id: ProfilePath,
+    @Param('key') key: string,
+  ): Promise<SuccessResponseDto> {
     await this.traits.delete(id, key);
     return { success: true };
   }

@@ -33,7 +33,12 @@ export class TraitsService {
   }
 
   /** Creates or replaces a trait by hand: source `manual`, which extraction never overwrites. */
-  async putManual(profilePathId: ProfilePath, key: string, value: unknown, confidence = 1): Promise<TraitEntity> {
+  async putManual(
+    profilePathId: ProfilePath,
+    key: string,
+    value: unknown,
+    confidence = 1,
+  ): Promise<TraitEntity> {
     assertTraitKey(key);
     const profile = await this.profiles.resolve(profilePathId);
     return inProfileWrite(
@@ -59,7 +64,10 @@ export class TraitsService {
       async (manager) => {
         const deleted = await this.traits.delete(manager, profile.id, key);
         if (!deleted) throw traitNotFound(key);
-        await this.audit.record(manager, profilePathId.actor, 'trait.delete', { profileId: profile.id, traitKey: key });
+        await this.audit.record(manager, profilePathId.actor, 'trait.delete', {
+          profileId: profile.id,
+          traitKey: key,
+        });
         await this.history.record(manager, profile.id, [
           {
             subject: 'trait',

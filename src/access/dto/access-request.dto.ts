@@ -27,7 +27,10 @@ export class CreateApiKeyDto {
   @ApiProperty({ enum: SCOPES, isArray: true, example: ['proxy'] })
   @IsArray({ context: { code: 'invalid_scopes' }, message: 'scopes must be an array of scopes' })
   @ArrayMinSize(1, { context: { code: 'invalid_scopes' }, message: 'scopes must name at least one scope' })
-  @ArrayMaxSize(SCOPES.length, { context: { code: 'invalid_scopes' }, message: 'scopes has too many entries' })
+  @ArrayMaxSize(SCOPES.length, {
+    context: { code: 'invalid_scopes' },
+    message: 'scopes has too many entries',
+  })
   @IsIn(SCOPES, {
     each: true,
     context: { code: 'invalid_scopes' },
@@ -43,7 +46,10 @@ export class CreateApiKeyDto {
   /** When the key stops working (ISO 8601); never when absent. */
   @ApiPropertyOptional({ type: String, format: 'date-time' })
   @OptionalField()
-  @IsISO8601({ strict: true }, { context: { code: 'invalid_expires_at' }, message: 'expiresAt must be an ISO 8601 time' })
+  @IsISO8601(
+    { strict: true },
+    { context: { code: 'invalid_expires_at' }, message: 'expiresAt must be an ISO 8601 time' },
+  )
   expiresAt?: string;
 }
 
@@ -72,13 +78,19 @@ export class ListAuditQueryDto {
   /** Only events at or after this time (ISO 8601). */
   @ApiPropertyOptional({ type: String, format: 'date-time' })
   @IsOptional()
-  @IsISO8601({ strict: true }, { context: { code: 'invalid_since' }, message: 'since must be an ISO 8601 time' })
+  @IsISO8601(
+    { strict: true },
+    { context: { code: 'invalid_since' }, message: 'since must be an ISO 8601 time' },
+  )
   since?: string;
 
   /** The `next` of the previous page. */
   @ApiPropertyOptional({ type: String })
   @IsOptional()
-  @Matches(/^\d{1,18}$/, { context: { code: 'invalid_cursor' }, message: 'cursor must be the next of a page' })
+  @Matches(/^\d{1,18}$/, {
+    context: { code: 'invalid_cursor' },
+    message: 'cursor must be the next of a page',
+  })
   cursor?: string;
 
   /** Maximum events returned (default 50; larger than 100 is lowered to 100). */

@@ -155,7 +155,8 @@ export class AuditEventDto {
     type: 'object',
     additionalProperties: { type: 'string' },
     example: { profileId: '6f1c…' },
-    description: 'What the action was on, by id: profileId, memoryId, traitKey, keyId, applicationId, keyPrefix',
+    description:
+      'What the action was on, by id: profileId, memoryId, traitKey, keyId, applicationId, keyPrefix',
   })
   target: AuditTarget;
 
@@ -170,7 +171,11 @@ export class AuditListResponseDto {
   @ApiProperty({ type: [AuditEventDto] })
   events: AuditEventDto[];
 
-  @ApiProperty({ type: String, nullable: true, description: 'The cursor of the next (older) page; null at the end' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The cursor of the next (older) page; null at the end',
+  })
   next: string | null;
 }
 
@@ -187,6 +192,9 @@ export function toAuditEventDto(event: AuditEvent): AuditEventDto {
   };
 }
 
-export function toAuditListResponse(page: { events: AuditEvent[]; next: string | null }): AuditListResponseDto {
+export function toAuditListResponse(page: {
+  events: AuditEvent[];
+  next: string | null;
+}): AuditListResponseDto {
   return { events: page.events.map(toAuditEventDto), next: page.next };
 }

@@ -21,7 +21,9 @@ export class ApplicationsKeysAudit1766000000000 implements MigrationInterface {
         settings jsonb NOT NULL DEFAULT '{}',
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await queryRunner.query(`INSERT INTO applications (id, name) VALUES ($1, 'default')`, [DEFAULT_APPLICATION_ID]);
+    await queryRunner.query(`INSERT INTO applications (id, name) VALUES ($1, 'default')`, [
+      DEFAULT_APPLICATION_ID,
+    ]);
 
     await queryRunner.query(
       `ALTER TABLE profiles ADD COLUMN application_id uuid NOT NULL DEFAULT '${DEFAULT_APPLICATION_ID}'
@@ -48,7 +50,9 @@ export class ApplicationsKeysAudit1766000000000 implements MigrationInterface {
         last_used_at timestamptz,
         revoked_at timestamptz
       )`);
-    await queryRunner.query(`CREATE INDEX api_keys_application_idx ON api_keys (application_id, created_at DESC)`);
+    await queryRunner.query(
+      `CREATE INDEX api_keys_application_idx ON api_keys (application_id, created_at DESC)`,
+    );
 
     await queryRunner.query(`
       CREATE TABLE audit_events (
@@ -62,7 +66,9 @@ export class ApplicationsKeysAudit1766000000000 implements MigrationInterface {
         request_id text,
         outcome text NOT NULL
       )`);
-    await queryRunner.query(`CREATE INDEX audit_events_application_idx ON audit_events (application_id, id DESC)`);
+    await queryRunner.query(
+      `CREATE INDEX audit_events_application_idx ON audit_events (application_id, id DESC)`,
+    );
     await queryRunner.query(`CREATE INDEX audit_events_profile_idx ON audit_events (profile_id, id DESC)`);
   }
 
@@ -71,7 +77,9 @@ export class ApplicationsKeysAudit1766000000000 implements MigrationInterface {
     await queryRunner.query(`DROP TABLE api_keys`);
     await queryRunner.query(`DROP INDEX profiles_application_created_at_idx`);
     await queryRunner.query(`ALTER TABLE profiles DROP CONSTRAINT profiles_application_external_id_key`);
-    await queryRunner.query(`ALTER TABLE profiles ADD CONSTRAINT profiles_external_id_key UNIQUE (external_id)`);
+    await queryRunner.query(
+      `ALTER TABLE profiles ADD CONSTRAINT profiles_external_id_key UNIQUE (external_id)`,
+    );
     await queryRunner.query(`ALTER TABLE profiles DROP COLUMN application_id`);
     await queryRunner.query(`DROP TABLE applications`);
   }
