@@ -58,7 +58,7 @@ describeOnServer('Application keys across processes', () => {
         `INSERT INTO profiles (external_id, summary) VALUES ('42', 'Lives in Oslo.'), ('43', '') RETURNING id`,
       );
       await before.query(
-        `INSERT INTO memories (profile_id, content, type) VALUES ($1, 'Likes sailing', 'fact')`,
+        `INSERT INTO traits (profile_id, key, value, value_type, category, confidence, source) VALUES ($1, 'city', '"Oslo"', 'string', 'personal', 1, 'manual')`,
         [kept.id],
       );
       await before.destroy();

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { DataSourceOptions } from 'typeorm';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../common/error-message';
@@ -39,6 +40,8 @@ async function main(argv: string[]): Promise<void> {
   const unknown = scopes.find((scope) => !(SCOPES as readonly string[]).includes(scope));
   if (unknown !== undefined) throw new Error(`unknown scope "${unknown}" (${SCOPES.join(', ')})`);
 
+  // stdout carries the key and nothing else
+  Logger.overrideLogger(['error']);
   const config = loadConfig(process.env);
   const embedded = config.databaseUrl === null ? await EmbeddedDatabase.open(config.dataDir) : null;
   try {
