@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { randomUUID } from 'node:crypto';
 import { expectEnvelope, ISO_TIMESTAMP, UUID } from './support/factories';
-import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
+import { ProxiedTestApp, startProxiedTestApp, startTestApp, TestApp } from './support/test-app';
 
 const ROOT = 'root-key-0123456789-abcdefghij';
 const SCOPES = ['proxy', 'read', 'write', 'admin'] as const;
@@ -481,5 +481,47 @@ describe('Applications, scoped keys and isolated profiles', () => {
       );
       expect(after[0].n).toBe(before[0].n);
     });
+  });
+});
+
+describe('Rate limits per key and per application', () => {
+  let t: TestApp;
+  const root = { Authorization: `Bearer ${ROOT}` };
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      SERVICE_API_KEY: ROOT,
+      KEY_RATE_LIMIT_PER_MINUTE: '2',
+      APPLICATION_RATE_LIMIT_PER_MINUTE: '3',
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('limits each key, then the application across its keys, and says which; the root key is not limited by them', async () => {
+    await t.api().post('/api/applications').set(root).send({ name: 'limited' }).expect(201);
+    const key = async () =>
+      (
+        await t
+          .api()
+          .post('/api/keys')
+          .set(root)
+          .send({ application: 'limited', scopes: ['read'], name: 'k' })
+          .expect(201)
+      ).body.secret as string;
+    const first = await key();
+    const second = await key();
+    const get = (secret: string) => t.api().get('/api/profiles').set('Authorization', `Bearer ${secret}`);
+    await get(first).expect(200);
+    await get(first).expect(200);
+    const perKey = await get(first).expect(429);
+    expectEnvelope(perKey.body, 'key_rate_limit_exceeded');
+    expect(perKey.headers['retry-after']).toMatch(/^\d+$/);
+    await get(second).expect(200);
+    const perApplication = await get(second).expect(429);
+    expectEnvelope(perApplication.body, 'application_rate_limit_exceeded');
+    for (let i = 0; i < 5; i++) await t.api().get('/api/profiles').set(root).expect(200);
   });
 });

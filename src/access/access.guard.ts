@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../common/api-error';
 import { BackgroundWork } from '../common/background-work';
@@ -8,6 +8,7 @@ import { IS_PUBLIC, REQUIRED_SCOPE } from '../common/public.decorator';
 import { RequestAccess, Scope, SCOPES, setRequestAccess } from '../common/request-access';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { KeyRateLimits } from '../rate-limit/key-rate-limits';
 import { AuditTrail } from './audit-trail';
 import { keyPrefixOf, looksLikeApplicationKey } from './key-secrets';
 import { KeyVerifier } from './key-verifier';
@@ -25,7 +26,8 @@ export const DEFAULT_APPLICATION = 'default';
  * (`pms_<prefix>_<secret>`) acts in its own application with its own scopes. The request's access is
  * left on the request (accessOf) for the handlers. The root key is compared as HMACs of equal length,
  * an application key as SHA-256 hashes, so neither content nor length leaks through timing. Every
- * failed authentication is recorded in the audit trail (after the answer, never blocking it).
+ * failed authentication is recorded in the audit trail (after the answer, never blocking it). An
+ * application key's request then counts against its key's and its application's limits (KeyRateLimits).
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
@@ -37,6 +39,7 @@ export class AccessGuard implements CanActivate {
     private readonly verifier: KeyVerifier,
     private readonly audit: AuditTrail,
     private readonly background: BackgroundWork,
+    private readonly rateLimits: KeyRateLimits,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.rootDigest = config.serviceApiKey === null ? null : this.digest(config.serviceApiKey);
@@ -65,6 +68,7 @@ export class AccessGuard implements CanActivate {
           : `This key lacks the "${scope}" scope that this route needs.`,
       );
     }
+    await this.rateLimits.count(access, context.switchToHttp().getResponse<Response>());
     return true;
   }
 
