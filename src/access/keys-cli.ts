@@ -1,12 +1,8 @@
 import { Logger } from '@nestjs/common';
-import type { DataSourceOptions } from 'typeorm';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../common/error-message';
 import { RequestCaller, Scope, SCOPES } from '../common/request-access';
-import { loadConfig } from '../config/app-config';
-import { buildDataSourceOptions } from '../database/data-source-options';
-import { EmbeddedDatabase } from '../database/embedded-database';
-import { DatabaseOptions, openMigratedDataSource } from '../database/open-data-source';
+import { withMigratedDatabase } from '../database/cli-data-source';
 import { AccessService } from './access.service';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApplicationsRepository } from './applications.repository';
@@ -34,7 +30,8 @@ async function main(argv: string[]): Promise<void> {
     },
   });
   const scopes = values.scope ?? [];
-  if (positionals[0] !== 'create' || positionals.length !== 1 || !values.app || scopes.length === 0) {
+  const app = values.app;
+  if (positionals[0] !== 'create' || positionals.length !== 1 || !app || scopes.length === 0) {
     throw new Error(USAGE);
   }
   const unknown = scopes.find((scope) => !(SCOPES as readonly string[]).includes(scope));
@@ -42,42 +39,27 @@ async function main(argv: string[]): Promise<void> {
 
   // stdout carries the key and nothing else
   Logger.overrideLogger(['error']);
-  const config = loadConfig(process.env);
-  const embedded = config.databaseUrl === null ? await EmbeddedDatabase.open(config.dataDir) : null;
-  try {
-    const options: DatabaseOptions = {
-      ...buildDataSourceOptions(embedded ? { embedded } : { databaseUrl: config.databaseUrl!, poolSize: 1 }, {
-        acquireTimeoutMs: config.databaseAcquireTimeoutMs,
-      }),
-      migrationLockTimeoutMs: config.migrationLockTimeoutMs,
-    };
-    const dataSource = await openMigratedDataSource(options as DataSourceOptions);
-    try {
-      const applications = new ApplicationsRepository(dataSource);
-      const access = new AccessService(
-        dataSource,
-        applications,
-        new ApiKeysRepository(dataSource),
-        new AuditTrail(dataSource),
-      );
-      const existing = await applications.find(values.app);
-      const application = existing ?? (await access.createApplication(operator(null), values.app));
-      const created = await access.createKey(operator(application), {
-        application: application.id,
-        scopes: scopes as Scope[],
-        name: values.name ?? `${values.app} ${scopes.join('+')}`,
-        expiresAt: values.expires,
-      });
-      process.stdout.write(`${created.secret}\n`);
-      process.stderr.write(
-        `key ${created.key.id} (${created.key.scopes.join(', ')}) of application ${application.name}: the key above is shown this once\n`,
-      );
-    } finally {
-      await dataSource.destroy();
-    }
-  } finally {
-    await embedded?.close();
-  }
+  await withMigratedDatabase(async (dataSource) => {
+    const applications = new ApplicationsRepository(dataSource);
+    const access = new AccessService(
+      dataSource,
+      applications,
+      new ApiKeysRepository(dataSource),
+      new AuditTrail(dataSource),
+    );
+    const existing = await applications.find(app);
+    const application = existing ?? (await access.createApplication(operator(null), app));
+    const created = await access.createKey(operator(application), {
+      application: application.id,
+      scopes: scopes as Scope[],
+      name: values.name ?? `${app} ${scopes.join('+')}`,
+      expiresAt: values.expires,
+    });
+    process.stdout.write(`${created.secret}\n`);
+    process.stderr.write(
+      `key ${created.key.id} (${created.key.scopes.join(', ')}) of application ${application.name}: the key above is shown this once\n`,
+    );
+  });
 }
 
 /** The operator at the command line: the root key's rights, recorded with no key id. */
