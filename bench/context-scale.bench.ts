@@ -6,6 +6,7 @@ import {
   HeldProfileStatementRow,
 } from '../src/context/context-statement';
 import { EmbeddedDatabase } from '../src/database/embedded-database';
+import { DEFAULT_APPLICATION_ID } from '../src/database/migrations/1766000000000-applications-keys-audit';
 import { HOT_STATEMENT_OPTIONS, NamedStatement } from '../src/database/prepared-statements';
 import { VectorEngine } from '../src/embeddings/semantic-search';
 import { createVectorIndexSql, vectorIndexName } from '../src/embeddings/vector-index';
@@ -123,7 +124,7 @@ async function timeStatements(
     const question = questionOf(i);
     const vector = semantic ? embeddings.embed(question) : null;
     return contextStatement(
-      { externalId: `bench-scale-${size}` },
+      { applicationId: DEFAULT_APPLICATION_ID, externalId: `bench-scale-${size}` },
       question,
       CANDIDATES_PER_SOURCE,
       vector && {
@@ -179,7 +180,7 @@ async function timeHeldProfiles(
 ): Promise<StatementTiming[]> {
   const timings: StatementTiming[] = [];
   for (const size of sizes) {
-    const profile = { externalId: `bench-scale-${size}` };
+    const profile = { applicationId: DEFAULT_APPLICATION_ID, externalId: `bench-scale-${size}` };
     const [whole] = await database.rows<HeldProfileStatementRow>(heldProfileStatement(profile, '', null));
     const held = HeldMemoryCandidates.from(whole.memories!)!;
     const build = async (i: number) => {

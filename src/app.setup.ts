@@ -95,6 +95,11 @@ const TAGS: [name: string, description: string][] = [
   ],
   ['ingest', 'Learn traits and memories from any text, synchronously.'],
   [
+    'access',
+    'Applications (each owns its profiles), their API keys with scopes (proxy, read, write, admin), and the ' +
+      'audit trail. Every operation says the scope it needs in `x-required-scope`.',
+  ],
+  [
     'mcp',
     'The memory as Model Context Protocol tools for agents (Streamable HTTP, stateless): search_memories, ' +
       'remember, forget, get_profile, set_trait, for the user of X-Service-Id.',

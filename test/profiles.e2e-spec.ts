@@ -318,6 +318,7 @@ describe('Profiles API', () => {
 
       const res = await t.api().get('/api/profiles/export-user/export').expect(200);
       expect(Object.keys(res.body).sort()).toEqual([
+        'audit',
         'exportedAt',
         'history',
         'memories',

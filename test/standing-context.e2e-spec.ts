@@ -7,6 +7,7 @@ import type { HeldProfileStatementRow } from '../src/context/context-statement';
 import { askForInjectedIds, makeMemory, makeProfile, putTrait } from './support/factories';
 import { FakeOpenAI } from './support/fake-openai-upstream';
 import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
+import { DEFAULT_APPLICATION_ID } from '../src/database/migrations/1766000000000-applications-keys-audit';
 
 /**
  * The standing part of a context (summary, traits, most important and most recent memories) is kept
@@ -170,9 +171,15 @@ describe('The standing part of a context, held between requests', () => {
   it('reads the profile whole when the held copy and the database disagree on what it holds', async () => {
     await heldThenEdited('standing-disagree', async ({ memories }) => {
       const context: unknown = t.app.get(ContextService);
-      const entry = (context as { held: HeldContexts }).held.get('user:standing-disagree') as WholeProfile;
+      const entry = (context as { held: HeldContexts }).held.get(
+        `user:${DEFAULT_APPLICATION_ID}:standing-disagree`,
+      ) as WholeProfile;
       // a copy out of step: it names every memory's version but has lost one of them
-      const statement = heldProfileStatement({ externalId: 'standing-disagree' }, 'anything', null);
+      const statement = heldProfileStatement(
+        { applicationId: DEFAULT_APPLICATION_ID, externalId: 'standing-disagree' },
+        'anything',
+        null,
+      );
       const [whole]: HeldProfileStatementRow[] = await t.dataSource.query(statement.text, statement.values);
       const kept = HeldMemoryCandidates.from(whole.memories!.filter((m) => m.id !== memories[2].id))!;
       Object.defineProperty(kept, 'versions', { value: entry.memories.versions });

@@ -4,6 +4,7 @@ import { HttpStatus } from '@nestjs/common';
 export type ApiErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
+  | 'permission_error'
   | 'not_found'
   | 'rate_limit_error'
   | 'internal_error'
@@ -13,6 +14,7 @@ export type ApiErrorType =
 const TYPE_BY_STATUS: Record<number, ApiErrorType> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
+  403: 'permission_error',
   404: 'not_found',
   405: 'invalid_request_error',
   413: 'invalid_request_error',
@@ -88,8 +90,12 @@ export class ApiError extends Error {
   }
 }
 
-export const profileNotFound = (id: string) =>
-  new ApiError(HttpStatus.NOT_FOUND, 'profile_not_found', `Profile '${truncate(id)}' does not exist.`);
+export const profileNotFound = (id: string | { pathId: string }) =>
+  new ApiError(
+    HttpStatus.NOT_FOUND,
+    'profile_not_found',
+    `Profile '${truncate(typeof id === 'string' ? id : id.pathId)}' does not exist.`,
+  );
 
 export const invalidField = (param: string, code: string, message: string) =>
   new ApiError(HttpStatus.BAD_REQUEST, code, message, param);

@@ -58,6 +58,9 @@ export interface AppConfig {
   corsOrigins: string[];
   rateLimitPerMinute: number;
   ingestRateLimitPerMinute: number;
+  /** Requests per application key per minute, and per application (all its keys); 0 is off. */
+  keyRateLimitPerMinute: number;
+  applicationRateLimitPerMinute: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Human-readable logs through pino-pretty (a dev dependency: for development only). */
   logPretty: boolean;
@@ -256,6 +259,8 @@ function readConfig(env: Env): AppConfig {
     corsOrigins: read.list('CORS_ORIGINS'),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
     ingestRateLimitPerMinute: read.integer('INGEST_RATE_LIMIT_PER_MINUTE', 60, 0, 10_000_000),
+    keyRateLimitPerMinute: read.integer('KEY_RATE_LIMIT_PER_MINUTE', 0, 0, 10_000_000),
+    applicationRateLimitPerMinute: read.integer('APPLICATION_RATE_LIMIT_PER_MINUTE', 0, 0, 10_000_000),
     logLevel: read.oneOf(
       'LOG_LEVEL',
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,

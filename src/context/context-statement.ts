@@ -10,8 +10,11 @@ import {
 } from '../memories/memory-candidates';
 import type { HeldMemoryRow, QuestionUnit } from '../memories/held-memory-candidates';
 
-/** How the profile is named: by the caller's user id (the proxy), or by its own id (the API). */
-export type ProfileKey = { externalId: string } | { id: string };
+/**
+ * How the profile is named: by the caller's user id in its application (the proxy), or by its own id
+ * (the API, once it resolved the path within the request's application).
+ */
+export type ProfileKey = { applicationId: string; externalId: string } | { id: string };
 
 /**
  * A row of the context statement. The standing part (summary, traits, standing memories) is null when
@@ -99,9 +102,11 @@ export function contextStatement(
   if (vector) values.push(vector.literal, vector.model);
   values.push(heldFingerprint);
   const held = `$${values.length}::text`;
+  if (!byId) values.push(profile.applicationId);
+  const applicationParam = `$${values.length}::uuid`;
   const mode = vector ? `${vector.engine}-${vector.dimensions}` : 'words';
-  const name = `chat-context-v15-${byId ? 'id' : 'user'}-${mode}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`;
-  const statementText = () => `WITH profile AS (${profileSql(profile)}),
+  const name = `chat-context-v16-${byId ? 'id' : 'user'}-${mode}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`;
+  const statementText = () => `WITH profile AS (${profileSql(profile, applicationParam)}),
        ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$4::text[]', '$3', semantic, wordScanLimit)},
        standing_fingerprint AS MATERIALIZED (
          SELECT ${fingerprintSql(`(SELECT string_agg(r.id || '=' || r.version, ',' ORDER BY r.id) FROM standing r)`)} AS value
@@ -142,9 +147,12 @@ function fingerprintSql(memoryVersions: string): string {
            ${memoryVersions}))`;
 }
 
-/** The profile row of the context statements: its id, summary and row version. */
-function profileSql(profile: ProfileKey): string {
-  return `SELECT id, summary, xmin::text AS version FROM profiles WHERE ${'id' in profile ? 'id = $1::uuid' : 'external_id = $1'}`;
+/**
+ * The profile row of the context statements: its id, summary and row version. A user id names it within
+ * its application, whose id is the parameter `applicationParam`.
+ */
+function profileSql(profile: ProfileKey, applicationParam: string): string {
+  return `SELECT id, summary, xmin::text AS version FROM profiles WHERE ${'id' in profile ? 'id = $1::uuid' : `application_id = ${applicationParam} AND external_id = $1`}`;
 }
 
 /**
@@ -169,8 +177,8 @@ export function heldProfileStatement(
   const byId = 'id' in profile;
   const changed = `f.value IS NOT NULL AND f.value <> $4::text`;
   const memoryVersion = `m.id || '=' || m.xmin::text`;
-  const name = `chat-context-v17-held-${byId ? 'id' : 'user'}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`;
-  const statementText = () => `WITH profile AS (${profileSql(profile)}),
+  const name = `chat-context-v18-held-${byId ? 'id' : 'user'}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`;
+  const statementText = () => `WITH profile AS (${profileSql(profile, '$7::uuid')}),
        units AS MATERIALIZED (${questionUnitsSql('$2', '$3::text[]')}),
        profile_size AS MATERIALIZED (
          SELECT count(*)::int AS n FROM (
@@ -216,6 +224,7 @@ export function heldProfileStatement(
       held?.fingerprint ?? '',
       held?.memoryVersions ?? '',
       held?.serverStarted ?? '',
+      ...(byId ? [] : [profile.applicationId]),
     ],
   };
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiNotFoundResponse,
@@ -7,10 +7,11 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { RequiresApiKey } from '../common/public.decorator';
+import { RequiresApiKey, RequiresScope } from '../common/public.decorator';
 import { PROFILE_ID_PARAM } from '../profiles/profiles.controller';
 import { ContextService } from './context.service';
 import { ContextRequestDto, ContextResponseDto, toContextResponse } from './dto/context.dto';
+import { ProfileInPath, ProfilePath } from '../profiles/profile-path';
 
 @ApiTags('context')
 @RequiresApiKey()
@@ -24,6 +25,7 @@ export class ContextController {
    * the same text, with the traits and scored memories it carries. Does not count as using them.
    */
   @Post()
+  @RequiresScope('read')
   @HttpCode(HttpStatus.OK)
   @ApiOkResponse({ type: ContextResponseDto })
   @ApiBadRequestResponse({
@@ -31,7 +33,10 @@ export class ContextController {
     type: ErrorResponseDto,
   })
   @ApiNotFoundResponse({ description: '`profile_not_found`', type: ErrorResponseDto })
-  async getContext(@Param('id') id: string, @Body() body: ContextRequestDto): Promise<ContextResponseDto> {
+  async getContext(
+    @ProfileInPath() id: ProfilePath,
+    @Body() body: ContextRequestDto,
+  ): Promise<ContextResponseDto> {
     return toContextResponse(await this.context.forQuestion(id, body.question, body.maxMemories));
   }
 }

@@ -30,6 +30,7 @@ import {
 import { BuiltContext, buildContextText, ContextTrait } from './context-text';
 import { HeldContext, HeldContexts, heldTrustUntil, StandingContext, WholeProfile } from './held-contexts';
 import { inCanonicalOrder, QuestionWords } from './question-words';
+import type { ProfilePath } from '../profiles/profile-path';
 
 /** Priority of traits that have no schema (custom traits written through the API). */
 const UNSCHEMED_TRAIT_PRIORITY = 0;
@@ -101,6 +102,7 @@ export class ContextService {
    * question. `signal` is asked for only when the question is embedded (the caller's may cost to make).
    */
   async forChat(
+    applicationId: string,
     userId: string,
     schemas: TraitSchema[],
     question: string,
@@ -109,7 +111,7 @@ export class ContextService {
   ): Promise<{ profileId: string; context: BuiltContext }> {
     if (!skipInjection) {
       const built = await this.build(
-        { externalId: userId },
+        { applicationId, externalId: userId },
         schemas,
         question,
         this.config.context.maxMemories,
@@ -118,7 +120,10 @@ export class ContextService {
       if (built) return { profileId: built.row.id, context: built.context };
     }
     // Skipped, or a new user with nothing to inject yet.
-    return { profileId: (await this.profiles.getOrCreate(userId)).profile.id, context: NO_CONTEXT };
+    return {
+      profileId: (await this.profiles.getOrCreate(applicationId, userId)).profile.id,
+      context: NO_CONTEXT,
+    };
   }
 
   /**
@@ -126,7 +131,7 @@ export class ContextService {
    * schemas), and why: the traits and the scored memories it carries. `maxMemories` replaces
    * CONTEXT_MAX_MEMORIES. Reading it does not count as using the memories.
    */
-  async forQuestion(pathId: string, question: string, maxMemories?: number): Promise<ExplainedContext> {
+  async forQuestion(pathId: ProfilePath, question: string, maxMemories?: number): Promise<ExplainedContext> {
     const profile = await this.profiles.resolve(pathId);
     const built = await this.build(
       { id: profile.id },
@@ -142,6 +147,7 @@ export class ContextService {
    * their scores; none for an unknown user. Reading them does not count as using them.
    */
   async searchMemories(
+    applicationId: string,
     userId: string,
     query: string,
     limit: number,
@@ -149,7 +155,7 @@ export class ContextService {
   ): Promise<ScoredMemory[]> {
     const vector = await this.semantic.embedQuestion(query, signal);
     const row = await this.loadProfile(
-      { externalId: userId },
+      { applicationId, externalId: userId },
       query,
       Math.max(CANDIDATES_PER_SOURCE, limit),
       vector,
@@ -392,7 +398,7 @@ export class ContextService {
 
 /** What a profile is held under in HeldContexts. */
 function heldKey(profile: ProfileKey): string {
-  return 'id' in profile ? `id:${profile.id}` : `user:${profile.externalId}`;
+  return 'id' in profile ? `id:${profile.id}` : `user:${profile.applicationId}:${profile.externalId}`;
 }
 
 /**

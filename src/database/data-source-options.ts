@@ -13,6 +13,7 @@ import { ProfileChangeNotifications1764600000000 } from './migrations/1764600000
 import { MemoryTouchesUnannounced1764700000000 } from './migrations/1764700000000-memory-touches-unannounced';
 import { SupersessionChains1764800000000 } from './migrations/1764800000000-supersession-chains';
 import { HistoryPurge1764810000000 } from './migrations/1764810000000-history-purge';
+import { ApplicationsKeysAudit1766000000000 } from './migrations/1766000000000-applications-keys-audit';
 import { EmbeddedDatabase } from './embedded-database';
 import { embeddedPgOptions } from './embedded-pg-connection';
 
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   MemoryTouchesUnannounced1764700000000,
   SupersessionChains1764800000000,
   HistoryPurge1764810000000,
+  ApplicationsKeysAudit1766000000000,
 ];
 
 /**

@@ -1,7 +1,7 @@
-import { Controller, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { RequiresApiKey } from '../common/public.decorator';
+import { RequiresApiKey, RequiresScope } from '../common/public.decorator';
 import { PROFILE_ID_PARAM } from '../profiles/profiles.controller';
 import {
   ExtractionRetryResponseDto,
@@ -9,6 +9,7 @@ import {
   toExtractionStatusDto,
 } from './dto/extraction-status.dto';
 import { ExtractionAdminService } from './extraction-admin.service';
+import { ProfileInPath, ProfilePath } from '../profiles/profile-path';
 
 @ApiTags('extraction')
 @RequiresApiKey()
@@ -20,16 +21,18 @@ export class ExtractionController {
 
   /** How much of the profile's conversation is still to be learnt, waiting after a failure, or given up. */
   @Get()
+  @RequiresScope('read')
   @ApiOkResponse({ type: ExtractionStatusResponseDto })
-  async getExtractionStatus(@Param('id') id: string): Promise<ExtractionStatusResponseDto> {
+  async getExtractionStatus(@ProfileInPath() id: ProfilePath): Promise<ExtractionStatusResponseDto> {
     return toExtractionStatusDto(await this.admin.status(id));
   }
 
   /** Tries again the messages that extraction gave up on (after EXTRACTION_MAX_ATTEMPTS failures). */
   @Post('retry')
+  @RequiresScope('write')
   @HttpCode(HttpStatus.OK)
   @ApiOkResponse({ type: ExtractionRetryResponseDto })
-  async retryExtraction(@Param('id') id: string): Promise<ExtractionRetryResponseDto> {
+  async retryExtraction(@ProfileInPath() id: ProfilePath): Promise<ExtractionRetryResponseDto> {
     return { requeued: await this.admin.retryFailed(id) };
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, HttpStatus, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, HttpStatus, Post, Req } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiInternalServerErrorResponse,
@@ -9,13 +9,14 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { RequiresApiKey } from '../common/public.decorator';
+import { RequiresApiKey, RequiresScope } from '../common/public.decorator';
 import { requestLogger } from '../common/request-logger';
 import { IngestRateLimit } from '../common/rate-limit.decorator';
 import { PROFILE_ID_PARAM } from '../profiles/profiles.controller';
 import { IngestRequestDto } from './dto/ingest-request.dto';
 import { IngestResponseDto, toIngestResponse } from './dto/ingest-response.dto';
 import { IngestService } from './ingest.service';
+import { ProfileInPath, ProfilePath } from '../profiles/profile-path';
 
 @ApiTags('ingest')
 @RequiresApiKey()
@@ -25,6 +26,7 @@ export class IngestController {
 
   /** Extract traits and memories from a text synchronously and store them. */
   @Post(':id/ingest')
+  @RequiresScope('write')
   @IngestRateLimit()
   @HttpCode(HttpStatus.OK)
   @ApiParam(PROFILE_ID_PARAM)
@@ -40,7 +42,7 @@ export class IngestController {
     type: ErrorResponseDto,
   })
   async ingestText(
-    @Param('id') id: string,
+    @ProfileInPath() id: ProfilePath,
     @Body() body: IngestRequestDto,
     @Req() req: Request,
   ): Promise<IngestResponseDto> {

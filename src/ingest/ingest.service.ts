@@ -13,6 +13,8 @@ import { ProfileEntity } from '../profiles/profile.entity';
 import { ProfilesService } from '../profiles/profiles.service';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
 import { IngestRequestDto } from './dto/ingest-request.dto';
+import { byInternalId, ProfilePath } from '../profiles/profile-path';
+import { AuditTrail } from '../access/audit-trail';
 
 export interface IngestResult {
   profile: ProfileEntity;
@@ -33,11 +35,12 @@ export class IngestService {
     private readonly extraction: ExtractionService,
     private readonly summary: SummaryService,
     private readonly schemas: TraitSchemaRegistry,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** `log`: where the request's lines go (they carry its id); the process's own logger by default. */
   async ingest(
-    profilePathId: string,
+    profilePathId: ProfilePath,
     request: IngestRequestDto,
     log: LineWriter = this.logger,
   ): Promise<IngestResult> {
@@ -63,13 +66,18 @@ export class IngestService {
       this.dataSource,
       profile.id,
       () => profileNotFound(profilePathId),
-      (manager) => this.extraction.apply(manager, profile.id, result, schemas, [], 'ingest'),
+      this.audit.audited(
+        profilePathId.actor,
+        'profile.ingest',
+        () => ({ profileId: profile.id }),
+        (manager) => this.extraction.apply(manager, profile.id, result, schemas, [], 'ingest'),
+      ),
     );
     this.extraction.announce(profile.id, applied);
     // The profile row itself changes only when a new summary is written.
     const summarised = applied.changed && (await this.summary.refreshIfDue(profile.id));
     return {
-      profile: summarised ? await this.profiles.resolve(profile.id) : profile,
+      profile: summarised ? await this.profiles.resolve(byInternalId(profilePathId, profile.id)) : profile,
       traits: applied.traits,
       memories: applied.createdMemories,
       source: request.source ?? null,

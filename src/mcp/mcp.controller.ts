@@ -4,11 +4,12 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Request, Response } from 'express';
 import { ApiError } from '../common/api-error';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { RequiresApiKey } from '../common/public.decorator';
+import { RequiresApiKey, RequiresScope } from '../common/public.decorator';
 import { requestLogger } from '../common/request-logger';
 import { resolveUserId, userIdHeader } from '../proxy/user-id';
 import { createMemoryToolsServer, ToolUser } from './memory-tools';
 import { MemoryToolsService } from './memory-tools.service';
+import { accessOf, actorOf } from '../common/request-access';
 
 /**
  * The memory as MCP tools, over Streamable HTTP without sessions: every POST carries one JSON-RPC
@@ -17,6 +18,7 @@ import { MemoryToolsService } from './memory-tools.service';
  */
 @ApiTags('mcp')
 @RequiresApiKey()
+@RequiresScope('proxy')
 @Controller('mcp')
 export class McpController {
   constructor(private readonly tools: MemoryToolsService) {}
@@ -60,7 +62,11 @@ export class McpController {
 
 function toolUser(req: Request): ToolUser {
   try {
-    return { userId: resolveUserId([userIdHeader(req.headers)]) };
+    return {
+      applicationId: accessOf(req).application.id,
+      userId: resolveUserId([userIdHeader(req.headers)]),
+      actor: actorOf(req),
+    };
   } catch (error) {
     if (error instanceof ApiError) return { problem: error };
     throw error;

@@ -10,15 +10,23 @@ import { MEMORY_TYPES } from '../memories/memory.entity';
 import { MAX_QUESTION_CHARS } from '../memories/memory-candidates';
 import { TRAIT_KEY_PATTERN } from '../traits/trait-schema';
 import { MemoryToolsService } from './memory-tools.service';
+import type { Actor } from '../common/request-access';
 
 /** The most memories `search_memories` returns. */
 export const MAX_SEARCH_LIMIT = 50;
 
+/** A user of the tools: the id from the request's X-Service-Id header, in the request's application. */
+export interface McpUser {
+  applicationId: string;
+  userId: string;
+  actor: Actor;
+}
+
 /**
- * The user the tools act for: the id from the request's X-Service-Id header, or why there is none
- * (a tool call then fails with that message, while listing the tools still works).
+ * The user the tools act for, or why there is none (a tool call then fails with that message, while
+ * listing the tools still works).
  */
-export type ToolUser = { userId: string } | { problem: ApiError };
+export type ToolUser = McpUser | { problem: ApiError };
 
 /** One MCP server per request (stateless Streamable HTTP): the memory tools, bound to the request's user. */
 export function createMemoryToolsServer(
@@ -27,11 +35,11 @@ export function createMemoryToolsServer(
   logger: LineWriter,
 ): McpServer {
   const server = new McpServer({ name: 'profile-memory-service', version: APP_VERSION });
-  const call = <A>(name: string, work: (userId: string, args: A) => Promise<unknown>) => {
+  const call = <A>(name: string, work: (userId: McpUser, args: A) => Promise<unknown>) => {
     return async (args: A): Promise<CallToolResult> => {
       try {
         if ('problem' in user) throw user.problem;
-        return resultOf(await work(user.userId, args));
+        return resultOf(await work(user, args));
       } catch (error) {
         return errorOf(toApiError(error, logger, `MCP tool ${name}`));
       }

@@ -10,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { RequiresApiKey } from '../common/public.decorator';
+import { RequiresApiKey, RequiresScope } from '../common/public.decorator';
 import { SuccessResponseDto } from '../common/success-response.dto';
 import { PROFILE_ID_PARAM } from '../profiles/profiles.controller';
 import { HistoryResponseDto, toHistoryEntryDto } from '../history/history-entry.dto';
@@ -18,6 +18,7 @@ import { PurgeQueryDto } from '../history/purge-query.dto';
 import { CreateMemoryDto, ListMemoriesQueryDto, UpdateMemoryDto } from './dto/memory-request.dto';
 import { MemoryListResponseDto, MemoryResponseDto, toMemoryDto } from './dto/memory-response.dto';
 import { MemoriesService } from './memories.service';
+import { ProfileInPath, ProfilePath } from '../profiles/profile-path';
 
 const MEMORY_ID_PARAM = { name: 'memoryId', format: 'uuid' } as const;
 
@@ -34,10 +35,11 @@ export class MemoriesController {
 
   /** List memories by importance × decayFactor, then newest first. */
   @Get()
+  @RequiresScope('read')
   @ApiOkResponse({ type: MemoryListResponseDto })
   @ApiBadRequestResponse({ description: '`invalid_memory_type`, `invalid_limit`', type: ErrorResponseDto })
   async listMemories(
-    @Param('id') id: string,
+    @ProfileInPath() id: ProfilePath,
     @Query() query: ListMemoriesQueryDto,
   ): Promise<MemoryListResponseDto> {
     const memories = await this.memories.list(id, {
@@ -53,6 +55,7 @@ export class MemoriesController {
    * again: the existing one is returned (200) with its importance raised to the larger of the two.
    */
   @Post()
+  @RequiresScope('write')
   @ApiCreatedResponse({ type: MemoryResponseDto, description: 'Created' })
   @ApiOkResponse({ type: MemoryResponseDto, description: 'The same memory existed already' })
   @ApiBadRequestResponse({
@@ -60,7 +63,7 @@ export class MemoriesController {
     type: ErrorResponseDto,
   })
   async createMemory(
-    @Param('id') id: string,
+    @ProfileInPath() id: ProfilePath,
     @Body() body: CreateMemoryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<MemoryResponseDto> {
@@ -71,14 +74,19 @@ export class MemoriesController {
 
   /** One memory of this profile, current or superseded. */
   @Get(':memoryId')
+  @RequiresScope('read')
   @ApiParam(MEMORY_ID_PARAM)
   @ApiOkResponse({ type: MemoryResponseDto })
-  async getMemory(@Param('id') id: string, @Param('memoryId') memoryId: string): Promise<MemoryResponseDto> {
+  async getMemory(
+    @ProfileInPath() id: ProfilePath,
+    @Param('memoryId') memoryId: string,
+  ): Promise<MemoryResponseDto> {
     return { memory: toMemoryDto(await this.memories.get(id, memoryId)) };
   }
 
   /** Change a memory's content, type or importance by hand; the change is kept in its history. */
   @Patch(':memoryId')
+  @RequiresScope('write')
   @ApiParam(MEMORY_ID_PARAM)
   @ApiOkResponse({ type: MemoryResponseDto })
   @ApiBadRequestResponse({
@@ -88,7 +96,7 @@ export class MemoriesController {
   })
   @ApiConflictResponse({ description: '`duplicate_memory`', type: ErrorResponseDto })
   async updateMemory(
-    @Param('id') id: string,
+    @ProfileInPath() id: ProfilePath,
     @Param('memoryId') memoryId: string,
     @Body() body: UpdateMemoryDto,
   ): Promise<MemoryResponseDto> {
@@ -97,10 +105,11 @@ export class MemoriesController {
 
   /** Every change of a memory, newest first: created, updated, superseded, reinforced, deleted. */
   @Get(':memoryId/history')
+  @RequiresScope('read')
   @ApiParam(MEMORY_ID_PARAM)
   @ApiOkResponse({ type: HistoryResponseDto })
   async getMemoryHistory(
-    @Param('id') id: string,
+    @ProfileInPath() id: ProfilePath,
     @Param('memoryId') memoryId: string,
   ): Promise<HistoryResponseDto> {
     return { history: (await this.memories.historyOf(id, memoryId)).map(toHistoryEntryDto) };
@@ -111,10 +120,11 @@ export class MemoriesController {
    * by what superseded it). With `purge=true` its history is purged too.
    */
   @Delete(':memoryId')
+  @RequiresScope('write')
   @ApiParam(MEMORY_ID_PARAM)
   @ApiOkResponse({ type: SuccessResponseDto })
   async deleteMemory(
-    @Param('id') id: string,
+    @ProfileInPath() id: ProfilePath,
     @Param('memoryId') memoryId: string,
     @Query() query: PurgeQueryDto,
   ): Promise<SuccessResponseDto> {

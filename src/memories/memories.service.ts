@@ -12,6 +12,8 @@ import { HistoryEntry, HistorySource, NewHistoryEntry, ProfileHistory } from '..
 import { ProfilesService } from '../profiles/profiles.service';
 import { MEMORIES_STORED, MemoriesStoredEvent } from './memory-events';
 import { MemoryEntity, MemoryType } from './memory.entity';
+import type { ProfilePath } from '../profiles/profile-path';
+import { AuditTrail } from '../access/audit-trail';
 
 export const DEFAULT_MEMORY_IMPORTANCE = 0.5;
 
@@ -61,6 +63,7 @@ export class MemoriesService {
     private readonly profiles: ProfilesService,
     private readonly history: ProfileHistory,
     private readonly events: EventEmitter2,
+    private readonly audit: AuditTrail,
   ) {}
 
   /**
@@ -68,7 +71,7 @@ export class MemoriesService {
    * `includeSuperseded`.
    */
   async list(
-    profilePathId: string,
+    profilePathId: ProfilePath,
     query: { type?: MemoryType; limit: number; includeSuperseded?: boolean },
   ): Promise<MemoryEntity[]> {
     const profile = await this.profiles.resolve(profilePathId);
@@ -86,14 +89,14 @@ export class MemoriesService {
       .getMany();
   }
 
-  async get(profilePathId: string, memoryId: string): Promise<MemoryEntity> {
+  async get(profilePathId: ProfilePath, memoryId: string): Promise<MemoryEntity> {
     const profile = await this.profiles.resolve(profilePathId);
     return this.find(this.dataSource.manager, profile.id, memoryId);
   }
 
   /** Creates a memory by hand; see `remember` for what happens to a repeat. */
   async create(
-    profilePathId: string,
+    profilePathId: ProfilePath,
     memory: NewMemory,
     source: HistorySource = 'api',
   ): Promise<StoredMemory> {
@@ -102,14 +105,19 @@ export class MemoriesService {
       this.dataSource,
       profile.id,
       () => profileNotFound(profilePathId),
-      (manager) => this.remember(manager, profile.id, memory, source),
+      this.audit.audited(
+        profilePathId.actor,
+        'memory.create',
+        (stored: StoredMemory) => ({ profileId: profile.id, memoryId: stored.memory.id }),
+        (manager) => this.remember(manager, profile.id, memory, source),
+      ),
     );
     if (stored.created) this.announceStored(profile.id, [stored.memory]);
     return stored;
   }
 
   /** Changes a memory by hand; the change is recorded with the old and the new value. */
-  async update(profilePathId: string, memoryId: string, changes: MemoryChanges): Promise<MemoryEntity> {
+  async update(profilePathId: ProfilePath, memoryId: string, changes: MemoryChanges): Promise<MemoryEntity> {
     if (changes.content === undefined && changes.type === undefined && changes.importance === undefined) {
       throw new ApiError(
         HttpStatus.BAD_REQUEST,
@@ -121,6 +129,10 @@ export class MemoriesService {
     const gone = () => profileNotFound(profilePathId);
     const updated = await inProfileWrite(this.dataSource, profile.id, gone, async (manager) => {
       const current = await this.find(manager, profile.id, memoryId, { lock: true });
+      await this.audit.record(manager, profilePathId.actor, 'memory.update', {
+        profileId: profile.id,
+        memoryId: current.id,
+      });
       const next = {
         content: changes.content?.trim() ?? current.content,
         type: changes.type ?? current.type,
@@ -272,7 +284,7 @@ export class MemoriesService {
    * a purged memory existed, when and by whom (ProfileHistory.purge).
    */
   async delete(
-    profilePathId: string,
+    profilePathId: ProfilePath,
     memoryId: string,
     options: { purge?: boolean; source?: HistorySource } = {},
   ): Promise<void> {
@@ -285,6 +297,12 @@ export class MemoriesService {
       async (manager) => {
         const current = await this.find(manager, profile.id, memoryId, { lock: true });
         await this.handOnSupersession(manager, profile.id, current, source);
+        await this.audit.record(
+          manager,
+          profilePathId.actor,
+          options.purge ? 'memory.purge' : 'memory.delete',
+          { profileId: profile.id, memoryId: current.id },
+        );
         await manager.query(`DELETE FROM memories WHERE id = $1 AND profile_id = $2`, [
           current.id,
           profile.id,
@@ -464,7 +482,7 @@ export class MemoriesService {
   }
 
   /** The changes of a memory, newest first; also of a deleted one, until its profile is deleted. */
-  async historyOf(profilePathId: string, memoryId: string): Promise<HistoryEntry[]> {
+  async historyOf(profilePathId: ProfilePath, memoryId: string): Promise<HistoryEntry[]> {
     const profile = await this.profiles.resolve(profilePathId);
     const entries = UUID_PATTERN.test(memoryId)
       ? await this.history.of(profile.id, 'memory', memoryId.toLowerCase())

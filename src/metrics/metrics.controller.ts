@@ -1,12 +1,13 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { contentType as PROMETHEUS_CONTENT_TYPE } from 'prom-client';
-import { RequiresApiKey } from '../common/public.decorator';
+import { RequiresApiKey, RequiresScope } from '../common/public.decorator';
 import { NoRateLimit } from '../common/rate-limit.decorator';
 import { MetricsService } from './metrics.service';
 
 @ApiTags('operations')
 @RequiresApiKey()
+@RequiresScope('root')
 @NoRateLimit()
 @Controller('metrics')
 export class MetricsController {

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, HttpStatus, Param } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, HttpStatus } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiNotFoundResponse,
@@ -7,7 +7,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { RequiresApiKey } from '../common/public.decorator';
+import { RequiresApiKey, RequiresScope } from '../common/public.decorator';
 import { PROFILE_ID_PARAM } from '../profiles/profiles.controller';
 import {
   DeleteProfileResponseDto,
@@ -17,6 +17,7 @@ import {
   toProfileExportDto,
 } from './dto/profile-data-response.dto';
 import { ProfileDataService } from './profile-data.service';
+import { ProfileInPath, ProfilePath } from '../profiles/profile-path';
 
 /** The routes of /api/profiles that read or erase a profile with everything it holds. */
 @ApiTags('profiles')
@@ -28,29 +29,32 @@ export class ProfileDataController {
 
   /** Get a profile with its traits and its 10 newest memories. */
   @Get(':id')
+  @RequiresScope('read')
   @ApiParam(PROFILE_ID_PARAM)
   @ApiOkResponse({ type: ProfileDetailsResponseDto })
   @ApiNotFoundResponse({ description: '`profile_not_found`', type: ErrorResponseDto })
-  async getProfile(@Param('id') id: string): Promise<ProfileDetailsResponseDto> {
+  async getProfile(@ProfileInPath() id: ProfilePath): Promise<ProfileDetailsResponseDto> {
     return toProfileDetailsResponse(await this.profileData.details(id));
   }
 
   /** Delete the profile with its traits, memories and messages; irreversible. */
   @Delete(':id')
+  @RequiresScope('admin')
   @HttpCode(HttpStatus.OK)
   @ApiParam(PROFILE_ID_PARAM)
   @ApiOkResponse({ type: DeleteProfileResponseDto })
   @ApiNotFoundResponse({ description: '`profile_not_found`', type: ErrorResponseDto })
-  async deleteProfile(@Param('id') id: string): Promise<DeleteProfileResponseDto> {
+  async deleteProfile(@ProfileInPath() id: ProfilePath): Promise<DeleteProfileResponseDto> {
     return { success: true, deleted: await this.profileData.delete(id) };
   }
 
   /** Export everything stored about the profile (data portability). */
   @Get(':id/export')
+  @RequiresScope('read')
   @ApiParam(PROFILE_ID_PARAM)
   @ApiOkResponse({ type: ProfileExportDto })
   @ApiNotFoundResponse({ description: '`profile_not_found`', type: ErrorResponseDto })
-  async exportProfile(@Param('id') id: string): Promise<ProfileExportDto> {
+  async exportProfile(@ProfileInPath() id: ProfilePath): Promise<ProfileExportDto> {
     return toProfileExportDto(await this.profileData.export(id));
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
+import { AuditEvent, AuditTrail } from '../access/audit-trail';
 import { profileNotFound } from '../common/api-error';
 import { HistoryEntry, ProfileHistory } from '../history/profile-history';
 import { MemoryEntity } from '../memories/memory.entity';
@@ -11,6 +12,7 @@ import { PROFILE_ERASED, ProfileErasedEvent } from '../profiles/profile-events';
 import { ProfilesService } from '../profiles/profiles.service';
 import { TraitEntity } from '../traits/trait.entity';
 import { TraitsRepository } from '../traits/traits.repository';
+import type { ProfilePath } from '../profiles/profile-path';
 
 export const RECENT_MEMORIES_IN_PROFILE = 10;
 
@@ -27,6 +29,8 @@ export interface ProfileExport {
   messages: MessageEntity[];
   /** Every change of the profile's memories and traits, oldest first. */
   history: HistoryEntry[];
+  /** The audit events that name the profile (this export's too), oldest first. */
+  audit: AuditEvent[];
   exportedAt: Date;
 }
 
@@ -38,7 +42,8 @@ export interface DeletedCounts {
 
 /**
  * Everything stored of one profile, read or erased as a whole: the profile with its traits and newest
- * memories, the export (data portability) and the erasure.
+ * memories, the export (data portability) and the erasure. An export and an erasure commit with their
+ * audit events; an erased profile's events stay (they hold ids, no content).
  */
 @Injectable()
 export class ProfileDataService {
@@ -48,9 +53,10 @@ export class ProfileDataService {
     private readonly history: ProfileHistory,
     private readonly events: EventEmitter2,
     private readonly traits: TraitsRepository,
+    private readonly audit: AuditTrail,
   ) {}
 
-  async details(pathId: string): Promise<ProfileDetails> {
+  async details(pathId: ProfilePath): Promise<ProfileDetails> {
     const profile = await this.profiles.resolve(pathId);
     const traits = await this.traits.list(profile.id);
     const recentMemories = await this.dataSource.getRepository(MemoryEntity).find({
@@ -62,7 +68,7 @@ export class ProfileDataService {
   }
 
   /** Deletes the profile and everything of it, and says exactly how many rows of each kind went. */
-  async delete(pathId: string): Promise<DeletedCounts> {
+  async delete(pathId: ProfilePath): Promise<DeletedCounts> {
     const profile = await this.profiles.resolve(pathId);
     const deleted = await this.dataSource.transaction(async (manager) => {
       // Locking the row first makes concurrent inserts of its children wait and then fail, so the
@@ -83,6 +89,7 @@ export class ProfileDataService {
         [profile.id],
       );
       const { traits, memories, messages } = rows[0];
+      await this.audit.record(manager, pathId.actor, 'profile.erase', { profileId: profile.id });
       return { traits, memories, messages };
     });
     const event: ProfileErasedEvent = { profileId: profile.id };
@@ -90,7 +97,7 @@ export class ProfileDataService {
     return deleted;
   }
 
-  async export(pathId: string): Promise<ProfileExport> {
+  async export(pathId: ProfilePath): Promise<ProfileExport> {
     const profile = await this.profiles.resolve(pathId);
     // One snapshot, so the parts of the export agree with each other.
     return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
@@ -104,7 +111,9 @@ export class ProfileDataService {
         order: { seq: 'ASC' },
       });
       const history = await this.history.all(manager, profile.id);
-      return { profile, traits, memories, messages, history, exportedAt: new Date() };
+      await this.audit.record(manager, pathId.actor, 'profile.export', { profileId: profile.id });
+      const audit = await this.audit.ofProfile(manager, profile.id);
+      return { profile, traits, memories, messages, history, audit, exportedAt: new Date() };
     });
   }
 }

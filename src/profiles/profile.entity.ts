@@ -5,7 +5,11 @@ export class ProfileEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
-  @Column({ name: 'external_id', type: 'text', nullable: true, unique: true })
+  /** The application that owns the profile: the external id is unique within it. */
+  @Column({ name: 'application_id', type: 'uuid' })
+  applicationId: string;
+
+  @Column({ name: 'external_id', type: 'text', nullable: true })
   externalId: string | null;
 
   @Column({ type: 'text', default: '' })

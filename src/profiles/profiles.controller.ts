@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpStatus, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpStatus, Patch, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
@@ -9,7 +9,8 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { RequiresApiKey } from '../common/public.decorator';
+import { RequiresApiKey, RequiresScope } from '../common/public.decorator';
+import { Caller, RequestCaller } from '../common/request-access';
 import { CreateProfileDto, ListProfilesQueryDto, UpdateProfileDto } from './dto/profile-request.dto';
 import {
   ProfileListResponseDto,
@@ -18,6 +19,7 @@ import {
   toProfileListResponse,
 } from './dto/profile-response.dto';
 import { ProfilesService } from './profiles.service';
+import { ProfileInPath, ProfilePath } from './profile-path';
 
 export const PROFILE_ID_PARAM = {
   name: 'id',
@@ -33,30 +35,44 @@ export class ProfilesController {
 
   /** List profiles, newest first. */
   @Get()
+  @RequiresScope('read')
   @ApiOkResponse({ type: ProfileListResponseDto })
-  async listProfiles(@Query() query: ListProfilesQueryDto): Promise<ProfileListResponseDto> {
-    return toProfileListResponse(await this.profiles.list(query));
+  async listProfiles(
+    @Caller() caller: RequestCaller,
+    @Query() query: ListProfilesQueryDto,
+  ): Promise<ProfileListResponseDto> {
+    return toProfileListResponse(await this.profiles.list(caller.access.application.id, query));
   }
 
   /** Create a profile, or return the existing one, by external id (201 when created, 200 when it existed). */
   @Post()
+  @RequiresScope('write')
   @ApiCreatedResponse({ type: ProfileResponseDto, description: 'Created' })
   @ApiOkResponse({ type: ProfileResponseDto, description: 'Already existed' })
   async createProfile(
+    @Caller() caller: RequestCaller,
     @Body() body: CreateProfileDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ProfileResponseDto> {
-    const { profile, created } = await this.profiles.getOrCreate(body.externalId);
+    const { profile, created } = await this.profiles.getOrCreate(
+      caller.access.application.id,
+      body.externalId,
+      caller.actor,
+    );
     res.status(created ? HttpStatus.CREATED : HttpStatus.OK);
     return { profile: toProfileDto(profile) };
   }
 
   /** Set the summary by hand (bumps summaryVersion); "" hands it back to automatic summarisation. */
   @Patch(':id')
+  @RequiresScope('write')
   @ApiParam(PROFILE_ID_PARAM)
   @ApiOkResponse({ type: ProfileResponseDto })
   @ApiNotFoundResponse({ description: '`profile_not_found`', type: ErrorResponseDto })
-  async updateProfile(@Param('id') id: string, @Body() body: UpdateProfileDto): Promise<ProfileResponseDto> {
+  async updateProfile(
+    @ProfileInPath() id: ProfilePath,
+    @Body() body: UpdateProfileDto,
+  ): Promise<ProfileResponseDto> {
     return { profile: toProfileDto(await this.profiles.updateSummary(id, body.summary)) };
   }
 }

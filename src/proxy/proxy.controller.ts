@@ -10,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { RequiresApiKey } from '../common/public.decorator';
+import { RequiresApiKey, RequiresScope } from '../common/public.decorator';
 import { ChatCompletionDto, ChatCompletionRequestDto, ModelListDto } from './dto/chat-completion.dto';
 import { EmbeddingsRequestDto, MessagesRequestDto, ResponsesRequestDto } from './dto/protocol-request.dto';
 import { chatCompletionsProtocol } from './inbound/chat-completions';
@@ -21,6 +21,7 @@ import { RelayPipeline } from './relay-pipeline';
 
 @ApiTags('proxy')
 @RequiresApiKey()
+@RequiresScope('proxy')
 @ApiHeader({
   name: 'X-Upstream-Key',
   required: false,

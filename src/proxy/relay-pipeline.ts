@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { accessOf } from '../common/request-access';
 import { ServingLoad } from '../common/serving-load';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -64,6 +65,7 @@ export class RelayPipeline {
     let found: { profileId: string; context: BuiltContext } | null;
     try {
       found = await this.context.forChat(
+        accessOf(req).application.id,
         turn.userId,
         schemas,
         turn.question,

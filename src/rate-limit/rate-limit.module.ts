@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ThrottlerModule, ThrottlerModuleOptions } from '@nestjs/throttler';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { KeyRateLimits } from './key-rate-limits';
 import { RedisThrottlerStorage } from './redis-throttler-storage';
 
 const ONE_MINUTE_MS = 60_000;
@@ -27,6 +28,7 @@ const ONE_MINUTE_MS = 60_000;
       }),
     }),
   ],
-  exports: [ThrottlerModule], // the storage, whose Redis /ready reports
+  providers: [KeyRateLimits],
+  exports: [ThrottlerModule, KeyRateLimits], // ThrottlerModule: the storage, whose Redis /ready reports
 })
 export class RateLimitModule {}

@@ -1,16 +1,17 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AllExceptionsFilter } from '../common/all-exceptions.filter';
-import { ApiKeyGuard } from '../common/api-key.guard';
+import { AccessGuard } from '../access/access.guard';
+import { AccessModule } from '../access/access.module';
 import { createValidationPipe } from '../common/validation';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 
 /**
  * The global guards, in the order they run: rate limits first (so that requests with a wrong key are
- * limited too), then the key. The proxy's front door runs the same instances in the same order.
+ * limited too), then the key and its scope (AccessGuard). The proxy's front door runs the same instances in the same order.
  */
-export const GLOBAL_GUARDS = [RateLimitGuard, ApiKeyGuard];
+export const GLOBAL_GUARDS = [RateLimitGuard, AccessGuard];
 
 /**
  * The global request pipeline (guards, validation, the error envelope) as providers, so that every app
@@ -18,7 +19,7 @@ export const GLOBAL_GUARDS = [RateLimitGuard, ApiKeyGuard];
  */
 @Global()
 @Module({
-  imports: [RateLimitModule],
+  imports: [RateLimitModule, AccessModule],
   providers: [
     ...GLOBAL_GUARDS,
     ...GLOBAL_GUARDS.map((guard) => ({ provide: APP_GUARD, useExisting: guard })),

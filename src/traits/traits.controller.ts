@@ -8,13 +8,14 @@ import {
 } from '@nestjs/swagger';
 import { PurgeQueryDto } from '../history/purge-query.dto';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { RequiresApiKey } from '../common/public.decorator';
+import { RequiresApiKey, RequiresScope } from '../common/public.decorator';
 import { SuccessResponseDto } from '../common/success-response.dto';
 import { PROFILE_ID_PARAM } from '../profiles/profiles.controller';
 import { HistoryResponseDto, toHistoryEntryDto } from '../history/history-entry.dto';
 import { PutTraitDto, RevertTraitDto } from './dto/put-trait.dto';
 import { TraitListResponseDto, TraitResponseDto, toTraitDto } from './dto/trait-response.dto';
 import { TraitsService } from './traits.service';
+import { ProfileInPath, ProfilePath } from '../profiles/profile-path';
 
 const TRAIT_KEY_PARAM = { name: 'key', description: '1 to 100 letters, digits, _, - or .' } as const;
 
@@ -31,13 +32,15 @@ export class TraitsController {
 
   /** List the profile's traits with all their fields. */
   @Get()
+  @RequiresScope('read')
   @ApiOkResponse({ type: TraitListResponseDto })
-  async listTraits(@Param('id') id: string): Promise<TraitListResponseDto> {
+  async listTraits(@ProfileInPath() id: ProfilePath): Promise<TraitListResponseDto> {
     return { traits: (await this.traits.list(id)).map(toTraitDto) };
   }
 
   /** Create or replace a trait by hand (source `manual`: automatic extraction never changes it). */
   @Put(':key')
+  @RequiresScope('write')
   @ApiParam(TRAIT_KEY_PARAM)
   @ApiOkResponse({ type: TraitResponseDto })
   @ApiBadRequestResponse({
@@ -45,7 +48,7 @@ export class TraitsController {
     type: ErrorResponseDto,
   })
   async putTrait(
-    @Param('id') id: string,
+    @ProfileInPath() id: ProfilePath,
     @Param('key') key: string,
     @Body() body: PutTraitDto,
   ): Promise<TraitResponseDto> {
@@ -54,15 +57,20 @@ export class TraitsController {
 
   /** Every change of a trait, newest first; a deleted trait's history stays until the profile goes. */
   @Get(':key/history')
+  @RequiresScope('read')
   @ApiParam(TRAIT_KEY_PARAM)
   @ApiOkResponse({ type: HistoryResponseDto })
   @ApiBadRequestResponse({ description: '`invalid_trait_key`', type: ErrorResponseDto })
-  async getTraitHistory(@Param('id') id: string, @Param('key') key: string): Promise<HistoryResponseDto> {
+  async getTraitHistory(
+    @ProfileInPath() id: ProfilePath,
+    @Param('key') key: string,
+  ): Promise<HistoryResponseDto> {
     return { history: (await this.traits.historyOf(id, key)).map(toHistoryEntryDto) };
   }
 
   /** Set the trait back to the value of one of its history entries, as a manual change (recorded). */
   @Post(':key/revert')
+  @RequiresScope('write')
   @HttpCode(HttpStatus.OK)
   @ApiParam(TRAIT_KEY_PARAM)
   @ApiOkResponse({ type: TraitResponseDto })
@@ -71,7 +79,7 @@ export class TraitsController {
     type: ErrorResponseDto,
   })
   async revertTrait(
-    @Param('id') id: string,
+    @ProfileInPath() id: ProfilePath,
     @Param('key') key: string,
     @Body() body: RevertTraitDto,
   ): Promise<TraitResponseDto> {
@@ -80,11 +88,12 @@ export class TraitsController {
 
   /** Delete a trait; with `purge=true` its history is purged too. */
   @Delete(':key')
+  @RequiresScope('write')
   @ApiParam(TRAIT_KEY_PARAM)
   @ApiOkResponse({ type: SuccessResponseDto })
   @ApiBadRequestResponse({ description: '`invalid_trait_key`, `invalid_purge`', type: ErrorResponseDto })
   async deleteTrait(
-    @Param('id') id: string,
+    @ProfileInPath() id: ProfilePath,
     @Param('key') key: string,
     @Query() query: PurgeQueryDto,
   ): Promise<SuccessResponseDto> {

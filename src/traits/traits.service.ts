@@ -11,6 +11,8 @@ import { TraitSchemaRegistry } from './trait-schema-registry';
 import { TraitEntity } from './trait.entity';
 import { checkTraitValue, inferValueType } from './trait-value';
 import { TraitsRepository } from './traits.repository';
+import type { ProfilePath } from '../profiles/profile-path';
+import { AuditTrail } from '../access/audit-trail';
 
 export const CUSTOM_TRAIT_CATEGORY = 'custom';
 
@@ -22,16 +24,17 @@ export class TraitsService {
     private readonly schemas: TraitSchemaRegistry,
     private readonly history: ProfileHistory,
     private readonly traits: TraitsRepository,
+    private readonly audit: AuditTrail,
   ) {}
 
-  async list(profilePathId: string): Promise<TraitEntity[]> {
+  async list(profilePathId: ProfilePath): Promise<TraitEntity[]> {
     const profile = await this.profiles.resolve(profilePathId);
     return this.traits.list(profile.id);
   }
 
   /** Creates or replaces a trait by hand: source `manual`, which extraction never overwrites. */
   async putManual(
-    profilePathId: string,
+    profilePathId: ProfilePath,
     key: string,
     value: unknown,
     confidence = 1,
@@ -43,13 +46,18 @@ export class TraitsService {
       this.dataSource,
       profile.id,
       () => profileNotFound(profilePathId),
-      (manager) => this.writeManual(manager, profile.id, key, value, confidence, null, source),
+      this.audit.audited(
+        profilePathId.actor,
+        'trait.put',
+        () => ({ profileId: profile.id, traitKey: key }),
+        (manager) => this.writeManual(manager, profile.id, key, value, confidence, null, source),
+      ),
     );
   }
 
   /** Deletes a trait; with `purge` its history too, but for one `purged` entry (ProfileHistory.purge). */
   async delete(
-    profilePathId: string,
+    profilePathId: ProfilePath,
     key: string,
     options: { purge?: boolean; source?: HistorySource } = {},
   ): Promise<void> {
@@ -63,6 +71,12 @@ export class TraitsService {
       async (manager) => {
         const deleted = await this.traits.delete(manager, profile.id, key);
         if (!deleted) throw traitNotFound(key);
+        await this.audit.record(
+          manager,
+          profilePathId.actor,
+          options.purge ? 'trait.purge' : 'trait.delete',
+          { profileId: profile.id, traitKey: key },
+        );
         if (options.purge) {
           await this.history.purge(manager, profile.id, 'trait', key, source);
           return;
@@ -82,7 +96,7 @@ export class TraitsService {
   }
 
   /** The changes of a trait, newest first; also of a deleted one, until its profile is deleted. */
-  async historyOf(profilePathId: string, key: string): Promise<HistoryEntry[]> {
+  async historyOf(profilePathId: ProfilePath, key: string): Promise<HistoryEntry[]> {
     assertTraitKey(key);
     const profile = await this.profiles.resolve(profilePathId);
     const entries = await this.history.of(profile.id, 'trait', key);
@@ -94,7 +108,7 @@ export class TraitsService {
    * Sets the trait back to the value of one of its history entries (the value after that change, or
    * before it for a deletion), as a manual change recorded as `reverted`.
    */
-  async revert(profilePathId: string, key: string, historyId: string): Promise<TraitEntity> {
+  async revert(profilePathId: ProfilePath, key: string, historyId: string): Promise<TraitEntity> {
     const entries = await this.historyOf(profilePathId, key);
     const entry = entries.find((candidate) => candidate.id === historyId.toLowerCase());
     if (!entry) {
@@ -115,7 +129,12 @@ export class TraitsService {
       this.dataSource,
       profile.id,
       () => profileNotFound(profilePathId),
-      (manager) => this.writeManual(manager, profile.id, key, restored.value, 1, 'reverted', 'api'),
+      this.audit.audited(
+        profilePathId.actor,
+        'trait.revert',
+        () => ({ profileId: profile.id, traitKey: key }),
+        (manager) => this.writeManual(manager, profile.id, key, restored.value, 1, 'reverted', 'api'),
+      ),
     );
   }
 

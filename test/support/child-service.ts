@@ -149,8 +149,9 @@ export async function emptyServerDatabase(): Promise<void> {
     );
     if (!rows[0].migrated) return;
     await client.query(
-      'TRUNCATE profiles, traits, memories, memory_embeddings, messages, job_leases CASCADE',
+      'TRUNCATE profiles, traits, memories, memory_embeddings, messages, job_leases, api_keys, audit_events CASCADE',
     );
+    await client.query("DELETE FROM applications WHERE name <> 'default'");
   } finally {
     await client.end();
   }

@@ -74,10 +74,12 @@ function adminClient(server: App, apiKey: string | undefined): AdminClient {
 }
 
 const TRUNCATE_ALL =
-  'TRUNCATE profiles, traits, memories, memory_embeddings, messages, job_leases, profile_history';
+  'TRUNCATE profiles, traits, memories, memory_embeddings, messages, job_leases, profile_history, api_keys, audit_events';
+const DELETE_APPLICATIONS = "DELETE FROM applications WHERE name <> 'default'";
 
 export async function truncateAll(dataSource: DataSource): Promise<void> {
   await dataSource.query(TRUNCATE_ALL);
+  await dataSource.query(DELETE_APPLICATIONS);
 }
 
 /** Empties the server's tables, if they exist yet (a new database is migrated by the app's boot). */
@@ -88,7 +90,10 @@ async function emptyServerDatabase(url: string): Promise<void> {
     const [{ migrated }] = (
       await client.query(`SELECT to_regclass('profile_history') IS NOT NULL AS migrated`)
     ).rows as Array<{ migrated: boolean }>;
-    if (migrated) await client.query(TRUNCATE_ALL);
+    if (migrated) {
+      await client.query(TRUNCATE_ALL);
+      await client.query(DELETE_APPLICATIONS);
+    }
   } finally {
     await client.end();
   }

@@ -15,6 +15,7 @@ import {
   toProfileTraitDto,
 } from '../../traits/dto/trait-response.dto';
 import type { ProfileDetails, ProfileExport } from '../profile-data.service';
+import { AuditEventDto, toAuditEventDto } from '../../access/dto/access-response.dto';
 
 export class ProfileWithTraitsDto extends ProfileDto {
   @ApiProperty({ type: [ProfileTraitDto] })
@@ -66,6 +67,10 @@ export class ProfileExportDto {
   @ApiProperty({ type: [HistoryEntryDto] })
   history: HistoryEntryDto[];
 
+  /** The audit events that name the profile (this export's too), oldest first. */
+  @ApiProperty({ type: [AuditEventDto] })
+  audit: AuditEventDto[];
+
   @ApiProperty({ format: 'date-time' })
   exportedAt: string;
 }
@@ -84,6 +89,7 @@ export function toProfileExportDto(data: ProfileExport): ProfileExportDto {
     memories: data.memories.map(toMemorySummaryDto),
     messages: data.messages.map(toMessageDto),
     history: data.history.map(toHistoryEntryDto),
+    audit: data.audit.map(toAuditEventDto),
     exportedAt: data.exportedAt.toISOString(),
   };
 }
