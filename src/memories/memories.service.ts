@@ -62,7 +62,7 @@ export class MemoriesService {
    */
   async list(
     profilePathId: string,
-    query: { type?: MemoryType; limit: number; includeSuperseded?: boolean },
+    query: { type?: MemoryType; limit: number; offset?: number; includeSuperseded?: boolean },
   ): Promise<MemoryEntity[]> {
     const profile = await this.profiles.resolve(profilePathId);
     const qb = this.dataSource
@@ -76,6 +76,7 @@ export class MemoriesService {
       .addOrderBy('m.created_at', 'DESC')
       .addOrderBy('m.id', 'DESC')
       .limit(query.limit)
+      .offset(query.offset ?? 0)
       .getMany();
   }
 

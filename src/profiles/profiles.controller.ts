@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpStatus, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, HttpStatus, Param, Patch, Post, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
@@ -10,13 +10,8 @@ import {
 import type { Response } from 'express';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { RequiresApiKey } from '../common/public.decorator';
-import { CreateProfileDto, ListProfilesQueryDto, UpdateProfileDto } from './dto/profile-request.dto';
-import {
-  ProfileListResponseDto,
-  ProfileResponseDto,
-  toProfileDto,
-  toProfileListResponse,
-} from './dto/profile-response.dto';
+import { CreateProfileDto, UpdateProfileDto } from './dto/profile-request.dto';
+import { ProfileResponseDto, toProfileDto } from './dto/profile-response.dto';
 import { ProfilesService } from './profiles.service';
 
 export const PROFILE_ID_PARAM = {
@@ -30,13 +25,6 @@ export const PROFILE_ID_PARAM = {
 @Controller('api/profiles')
 export class ProfilesController {
   constructor(private readonly profiles: ProfilesService) {}
-
-  /** List profiles, newest first. */
-  @Get()
-  @ApiOkResponse({ type: ProfileListResponseDto })
-  async listProfiles(@Query() query: ListProfilesQueryDto): Promise<ProfileListResponseDto> {
-    return toProfileListResponse(await this.profiles.list(query));
-  }
 
   /** Create a profile, or return the existing one, by external id (201 when created, 200 when it existed). */
   @Post()
