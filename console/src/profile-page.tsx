@@ -338,6 +338,11 @@ function parseValue(text: string): unknown {
   }
 }
 
+/** A trait's history keeps the value with its confidence. */
+function traitValue(stored: unknown): unknown {
+  return stored !== null && typeof stored === 'object' && 'value' in stored ? stored.value : stored;
+}
+
 function TraitHistory(props: { id: string; traitKey: string; canWrite: boolean; onReverted: () => void; version: number }) {
   const path = { params: { path: { id: props.id, key: props.traitKey } } };
   const history = useLoad(() => call(api.GET('/api/profiles/{id}/traits/{key}/history', path)), [props.traitKey, props.version]);
@@ -350,8 +355,8 @@ function TraitHistory(props: { id: string; traitKey: string; canWrite: boolean; 
         {history.data?.history.map((entry) => (
           <li key={entry.id}>
             {formatDate(entry.createdAt)}: {entry.change} by {entry.source},{' '}
-            {entry.oldValue === null ? '' : `from ${showValue(entry.oldValue)} `}
-            {entry.newValue === null ? '' : `to ${showValue(entry.newValue)}`}
+            {entry.oldValue === null ? '' : `from ${showValue(traitValue(entry.oldValue))} `}
+            {entry.newValue === null ? '' : `to ${showValue(traitValue(entry.newValue))}`}
             {props.canWrite && entry.newValue !== null && (
               <button
                 type="button"
@@ -363,7 +368,7 @@ function TraitHistory(props: { id: string; traitKey: string; canWrite: boolean; 
                   })
                 }
               >
-                Revert to {showValue(entry.newValue)}
+                Revert to {showValue(traitValue(entry.newValue))}
               </button>
             )}
           </li>

@@ -36,7 +36,6 @@ export function serveConsole(app: NestExpressApplication, root = consoleBuildDir
   app.useStaticAssets(root, {
     prefix: CONSOLE_PATH,
     index: 'index.html',
-    redirect: false,
     fallthrough: true,
     setHeaders: (res: Response, path: string) => {
       res.setHeader('Content-Security-Policy', CONSOLE_CONTENT_SECURITY_POLICY);
