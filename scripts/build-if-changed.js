@@ -66,10 +66,14 @@ function main(args) {
   });
   const consoleConfig = join(root, 'console', 'vite.config.mts');
   if (existsSync(consoleConfig)) {
-    execFileSync(process.execPath, [require.resolve('vite/bin/vite.js'), 'build', '--config', consoleConfig], {
-      cwd: root,
-      stdio: 'inherit',
-    });
+    execFileSync(
+      process.execPath,
+      [require.resolve('vite/bin/vite.js'), 'build', '--config', consoleConfig],
+      {
+        cwd: root,
+        stdio: 'inherit',
+      },
+    );
   }
   writeFileSync(hashFile, `${wanted}\n`);
   return 0;

@@ -33,7 +33,15 @@ function typesOf(document) {
     writeFileSync(input, JSON.stringify(document));
     execFileSync(
       process.execPath,
-      [join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), input, '--output', output, '--alphabetize', '--default-non-nullable', 'false'],
+      [
+        join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'),
+        input,
+        '--output',
+        output,
+        '--alphabetize',
+        '--default-non-nullable',
+        'false',
+      ],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
     return readFileSync(output, 'utf8');

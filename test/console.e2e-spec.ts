@@ -96,7 +96,10 @@ describe('Console in the browser', () => {
         'Content-Type': 'application/json',
         'X-Service-Id': 'alice-console',
       },
-      body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'What about my bees?' }] }),
+      body: JSON.stringify({
+        model: 'gpt-test',
+        messages: [{ role: 'user', content: 'What about my bees?' }],
+      }),
     });
     expect(chat.status).toBe(200);
     await t.drain();
@@ -133,7 +136,10 @@ describe('Console in the browser', () => {
     await page.getByRole('button', { name: 'History of name' }).click();
     await page.getByRole('button', { name: 'Revert to Alice' }).click();
     await trait.locator('.trait-value', { hasText: /^Alice$/ }).waitFor();
-    await page.getByRole('region', { name: 'History of name' }).getByText(/reverted/).waitFor();
+    await page
+      .getByRole('region', { name: 'History of name' })
+      .getByText(/reverted/)
+      .waitFor();
     await expectAccessible('trait-history');
   });
 
@@ -156,7 +162,9 @@ describe('Console in the browser', () => {
     await peanuts.getByRole('button', { name: 'Delete' }).click();
     await peanuts.waitFor({ state: 'detached' });
     const left = await t.admin().get('/api/profiles/alice-console/memories?include=superseded').expect(200);
-    expect(left.body.memories.map((m: { content: string }) => m.content)).not.toContain('Is allergic to peanuts');
+    expect(left.body.memories.map((m: { content: string }) => m.content)).not.toContain(
+      'Is allergic to peanuts',
+    );
   });
 
   it('asks a question and shows the memories that would be injected, with scores', async () => {

@@ -42,7 +42,8 @@ export function failureOf(status: number, body: unknown): ApiFailure {
     return new ApiFailure(/[.!?]$/.test(message) ? message : `${message}.`, status, code);
   }
   const words =
-    STATUS_WORDS[status] ?? (status >= 500 ? 'The service failed to answer; try again.' : `Request failed (${status}).`);
+    STATUS_WORDS[status] ??
+    (status >= 500 ? 'The service failed to answer; try again.' : `Request failed (${status}).`);
   return new ApiFailure(words, status, code);
 }
 

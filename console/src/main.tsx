@@ -20,7 +20,8 @@ function routeOf(hash: string): Route {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   const query = new URLSearchParams(search);
   if (parts[0] === 'profiles' && parts[1]) return { page: 'profile', id: parts[1], query };
-  if (parts[0] === 'keys' || parts[0] === 'applications' || parts[0] === 'audit') return { page: parts[0], query };
+  if (parts[0] === 'keys' || parts[0] === 'applications' || parts[0] === 'audit')
+    return { page: parts[0], query };
   return { page: 'profiles', query };
 }
 
@@ -57,7 +58,9 @@ function SignIn({ onSignedIn }: { onSignedIn: (access: Access) => void }) {
       <h1>Profile Memory Service</h1>
       <form onSubmit={submit} class="card">
         <h2>Sign in</h2>
-        <p class="muted">The key is kept for this tab only and sent to this service's API with every request.</p>
+        <p class="muted">
+          The key is kept for this tab only and sent to this service's API with every request.
+        </p>
         <label for="api-key">API key</label>
         <input
           id="api-key"
@@ -80,7 +83,12 @@ function Shell({ access, onSignOut }: { access: Access; onSignOut: () => void })
   const route = useRoute();
   const admin = access.tenancy && may(access, 'admin');
   const links: Array<[Route['page'], string, string]> = [['profiles', 'Profiles', '#/profiles']];
-  if (admin) links.push(['keys', 'Keys', '#/keys'], ['applications', 'Applications', '#/applications'], ['audit', 'Audit trail', '#/audit']);
+  if (admin)
+    links.push(
+      ['keys', 'Keys', '#/keys'],
+      ['applications', 'Applications', '#/applications'],
+      ['audit', 'Audit trail', '#/audit'],
+    );
   const current = route.page === 'profile' ? 'profiles' : route.page;
   return (
     <>
@@ -127,7 +135,9 @@ function App() {
   const [checking, setChecking] = useState(storedKey.get() !== null);
   useEffect(() => {
     if (!checking) return;
-    accessOf().then(setAccess, () => storedKey.clear()).finally(() => setChecking(false));
+    accessOf()
+      .then(setAccess, () => storedKey.clear())
+      .finally(() => setChecking(false));
   }, []);
   if (checking) return <p role="status">Checking the key…</p>;
   if (!access) return <SignIn onSignedIn={setAccess} />;

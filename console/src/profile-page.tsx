@@ -45,7 +45,9 @@ function ProfileActions({ id, name, access }: { id: string; name: string; access
   const exportJson = () =>
     action.run(async () => {
       const data = await call(api.GET('/api/profiles/{id}/export', { params: { path: { id } } }));
-      const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+      const url = URL.createObjectURL(
+        new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }),
+      );
       const link = document.createElement('a');
       link.href = url;
       link.download = `profile-${name}.json`;
@@ -84,8 +86,8 @@ function ProfileActions({ id, name, access }: { id: string; name: string; access
           onCancel={() => setCounts(null)}
         >
           <p>
-            This deletes the profile of <strong>{name}</strong> with its {counts.traits} traits, {counts.memories}{' '}
-            memories and {counts.messages} messages. It cannot be undone.
+            This deletes the profile of <strong>{name}</strong> with its {counts.traits} traits,{' '}
+            {counts.memories} memories and {counts.messages} messages. It cannot be undone.
           </p>
         </Confirm>
       )}
@@ -127,7 +129,12 @@ function Summary(props: { id: string; summary: string; access: Access; onChange:
           }}
         >
           <label for="summary-text">Summary</label>
-          <textarea id="summary-text" rows={4} value={editing} onInput={(e) => setEditing(e.currentTarget.value)} />
+          <textarea
+            id="summary-text"
+            rows={4}
+            value={editing}
+            onInput={(e) => setEditing(e.currentTarget.value)}
+          />
           <div class="row">
             <button type="submit" disabled={action.busy}>
               Save summary
@@ -154,7 +161,8 @@ function Learning({ id, access, version }: { id: string; access: Access; version
       <ErrorNote error={status.error} />
       {state && (
         <p>
-          {state.pending} messages to learn from ({state.backingOff} waiting after a failure), {state.failed} given up.
+          {state.pending} messages to learn from ({state.backingOff} waiting after a failure), {state.failed}{' '}
+          given up.
         </p>
       )}
       {state && state.failed > 0 && may(access, 'write') && (
@@ -188,12 +196,21 @@ function Ask({ id }: { id: string }) {
         onSubmit={(event) => {
           event.preventDefault();
           void action.run(async () =>
-            setAnswer(await call(api.POST('/api/profiles/{id}/context', { params: { path: { id } }, body: { question } }))),
+            setAnswer(
+              await call(
+                api.POST('/api/profiles/{id}/context', { params: { path: { id } }, body: { question } }),
+              ),
+            ),
           );
         }}
       >
         <label for="ask-question">Question</label>
-        <input id="ask-question" value={question} onInput={(e) => setQuestion(e.currentTarget.value)} required />
+        <input
+          id="ask-question"
+          value={question}
+          onInput={(e) => setQuestion(e.currentTarget.value)}
+          required
+        />
         <button type="submit" disabled={action.busy || question.trim() === ''}>
           Show what would be injected
         </button>
@@ -226,14 +243,22 @@ function Ask({ id }: { id: string }) {
 }
 
 function Traits({ id, access, version }: { id: string; access: Access; version: number }) {
-  const traits = useLoad(() => call(api.GET('/api/profiles/{id}/traits', { params: { path: { id } } })), [id, version]);
+  const traits = useLoad(
+    () => call(api.GET('/api/profiles/{id}/traits', { params: { path: { id } } })),
+    [id, version],
+  );
   const [editing, setEditing] = useState<{ key: string; text: string } | null>(null);
   const [historyOf, setHistoryOf] = useState<string | null>(null);
   const action = useAction();
   const canWrite = may(access, 'write');
   const save = (key: string, text: string) =>
     action.run(async () => {
-      await call(api.PUT('/api/profiles/{id}/traits/{key}', { params: { path: { id, key } }, body: { value: parseValue(text) as Schemas['PutTraitDto']['value'] } }));
+      await call(
+        api.PUT('/api/profiles/{id}/traits/{key}', {
+          params: { path: { id, key } },
+          body: { value: parseValue(text) as Schemas['PutTraitDto']['value'] },
+        }),
+      );
       setEditing(null);
       traits.reload();
     });
@@ -293,29 +318,36 @@ function Traits({ id, access, version }: { id: string; access: Access; version: 
                 <td>{trait.confidence.toFixed(2)}</td>
                 <td>{trait.source === 'manual' ? 'set by hand' : `learnt (${trait.source})`}</td>
                 <td>{formatDate(trait.updatedAt)}</td>
-                <td class="row">
-                  {canWrite && (
+                <td>
+                  <div class="row">
+                    {canWrite && (
+                      <button
+                        type="button"
+                        aria-label={`Edit ${trait.key}`}
+                        onClick={() => setEditing({ key: trait.key, text: showValue(trait.value) })}
+                      >
+                        Edit
+                      </button>
+                    )}
                     <button
                       type="button"
-                      aria-label={`Edit ${trait.key}`}
-                      onClick={() => setEditing({ key: trait.key, text: showValue(trait.value) })}
+                      aria-label={`History of ${trait.key}`}
+                      aria-expanded={historyOf === trait.key}
+                      onClick={() => setHistoryOf(historyOf === trait.key ? null : trait.key)}
                     >
-                      Edit
+                      History
                     </button>
-                  )}
-                  <button
-                    type="button"
-                    aria-label={`History of ${trait.key}`}
-                    aria-expanded={historyOf === trait.key}
-                    onClick={() => setHistoryOf(historyOf === trait.key ? null : trait.key)}
-                  >
-                    History
-                  </button>
-                  {canWrite && (
-                    <button type="button" class="danger" aria-label={`Delete ${trait.key}`} onClick={() => void remove(trait.key)}>
-                      Delete
-                    </button>
-                  )}
+                    {canWrite && (
+                      <button
+                        type="button"
+                        class="danger"
+                        aria-label={`Delete ${trait.key}`}
+                        onClick={() => void remove(trait.key)}
+                      >
+                        Delete
+                      </button>
+                    )}
+                  </div>
                 </td>
               </tr>
             ))}
@@ -323,7 +355,13 @@ function Traits({ id, access, version }: { id: string; access: Access; version: 
         </table>
       )}
       {historyOf && (
-        <TraitHistory id={id} traitKey={historyOf} canWrite={canWrite} onReverted={traits.reload} version={version} />
+        <TraitHistory
+          id={id}
+          traitKey={historyOf}
+          canWrite={canWrite}
+          onReverted={traits.reload}
+          version={version}
+        />
       )}
     </Section>
   );
@@ -343,9 +381,18 @@ function traitValue(stored: unknown): unknown {
   return stored !== null && typeof stored === 'object' && 'value' in stored ? stored.value : stored;
 }
 
-function TraitHistory(props: { id: string; traitKey: string; canWrite: boolean; onReverted: () => void; version: number }) {
+function TraitHistory(props: {
+  id: string;
+  traitKey: string;
+  canWrite: boolean;
+  onReverted: () => void;
+  version: number;
+}) {
   const path = { params: { path: { id: props.id, key: props.traitKey } } };
-  const history = useLoad(() => call(api.GET('/api/profiles/{id}/traits/{key}/history', path)), [props.traitKey, props.version]);
+  const history = useLoad(
+    () => call(api.GET('/api/profiles/{id}/traits/{key}/history', path)),
+    [props.traitKey, props.version],
+  );
   const action = useAction();
   return (
     <div class="history" aria-label={`History of ${props.traitKey}`} role="region">
@@ -362,7 +409,12 @@ function TraitHistory(props: { id: string; traitKey: string; canWrite: boolean; 
                 type="button"
                 onClick={() =>
                   void action.run(async () => {
-                    await call(api.POST('/api/profiles/{id}/traits/{key}/revert', { ...path, body: { historyId: entry.id } }));
+                    await call(
+                      api.POST('/api/profiles/{id}/traits/{key}/revert', {
+                        ...path,
+                        body: { historyId: entry.id },
+                      }),
+                    );
                     props.onReverted();
                     history.reload();
                   })
@@ -390,7 +442,11 @@ function Memories(props: { id: string; access: Access; version: number; onChange
         api.GET('/api/profiles/{id}/memories', {
           params: {
             path: { id },
-            query: { limit: MEMORY_PAGE_SIZE + 1, offset, ...(superseded ? { include: 'superseded' as const } : {}) },
+            query: {
+              limit: MEMORY_PAGE_SIZE + 1,
+              offset,
+              ...(superseded ? { include: 'superseded' as const } : {}),
+            },
           },
         }),
       ),
@@ -433,7 +489,12 @@ function Memories(props: { id: string; access: Access; version: number; onChange
                 onSubmit={(event) => {
                   event.preventDefault();
                   void action.run(async () => {
-                    await call(api.PATCH('/api/profiles/{id}/memories/{memoryId}', { ...path(memory.id), body: { content: editing.text } }));
+                    await call(
+                      api.PATCH('/api/profiles/{id}/memories/{memoryId}', {
+                        ...path(memory.id),
+                        body: { content: editing.text },
+                      }),
+                    );
                     setEditing(null);
                     memories.reload();
                   });
@@ -442,7 +503,11 @@ function Memories(props: { id: string; access: Access; version: number; onChange
                 <label class="visually-hidden" for={`memory-${memory.id}`}>
                   Memory text
                 </label>
-                <input id={`memory-${memory.id}`} value={editing.text} onInput={(e) => setEditing({ id: memory.id, text: e.currentTarget.value })} />
+                <input
+                  id={`memory-${memory.id}`}
+                  value={editing.text}
+                  onInput={(e) => setEditing({ id: memory.id, text: e.currentTarget.value })}
+                />
                 <button type="submit">Save</button>
                 <button type="button" onClick={() => setEditing(null)}>
                   Cancel
@@ -452,13 +517,17 @@ function Memories(props: { id: string; access: Access; version: number; onChange
               <p class="memory-content">{memory.content}</p>
             )}
             <p class="muted">
-              {memory.type} · importance {memory.importance.toFixed(2)} · created {formatDate(memory.createdAt)} · last used{' '}
-              {formatDate(memory.lastAccessedAt)}
+              {memory.type} · importance {memory.importance.toFixed(2)} · created{' '}
+              {formatDate(memory.createdAt)} · last used {formatDate(memory.lastAccessedAt)}
             </p>
             {memory.supersededBy && (
               <p class="replaced">
                 Superseded {formatDate(memory.supersededAt)} by:{' '}
-                <Replacement id={id} memoryId={memory.supersededBy} known={byId.get(memory.supersededBy)?.content} />
+                <Replacement
+                  id={id}
+                  memoryId={memory.supersededBy}
+                  known={byId.get(memory.supersededBy)?.content}
+                />
               </p>
             )}
             <div class="row">
@@ -467,7 +536,11 @@ function Memories(props: { id: string; access: Access; version: number; onChange
                   Edit
                 </button>
               )}
-              <button type="button" aria-expanded={historyOf === memory.id} onClick={() => setHistoryOf(historyOf === memory.id ? null : memory.id)}>
+              <button
+                type="button"
+                aria-expanded={historyOf === memory.id}
+                onClick={() => setHistoryOf(historyOf === memory.id ? null : memory.id)}
+              >
                 History
               </button>
               {canWrite && (
@@ -490,7 +563,11 @@ function Memories(props: { id: string; access: Access; version: number; onChange
         ))}
       </ul>
       <nav class="row" aria-label="Memory pages">
-        <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - MEMORY_PAGE_SIZE))}>
+        <button
+          type="button"
+          disabled={offset === 0}
+          onClick={() => setOffset(Math.max(0, offset - MEMORY_PAGE_SIZE))}
+        >
           Previous memories
         </button>
         <button type="button" disabled={!more} onClick={() => setOffset(offset + MEMORY_PAGE_SIZE)}>
@@ -503,14 +580,27 @@ function Memories(props: { id: string; access: Access; version: number; onChange
 
 function Replacement({ id, memoryId, known }: { id: string; memoryId: string; known?: string }) {
   const replacement = useLoad(
-    () => (known !== undefined ? Promise.resolve(known) : call(api.GET('/api/profiles/{id}/memories/{memoryId}', { params: { path: { id, memoryId } } })).then((r) => r.memory.content)),
+    () =>
+      known !== undefined
+        ? Promise.resolve(known)
+        : call(
+            api.GET('/api/profiles/{id}/memories/{memoryId}', { params: { path: { id, memoryId } } }),
+          ).then((r) => r.memory.content),
     [memoryId, known],
   );
-  return <span class="replacement">{replacement.data ?? (replacement.error ? 'a memory deleted since' : '…')}</span>;
+  return (
+    <span class="replacement">
+      {replacement.data ?? (replacement.error ? 'a memory deleted since' : '…')}
+    </span>
+  );
 }
 
 function MemoryHistory({ id, memoryId }: { id: string; memoryId: string }) {
-  const history = useLoad(() => call(api.GET('/api/profiles/{id}/memories/{memoryId}/history', { params: { path: { id, memoryId } } })), [memoryId]);
+  const history = useLoad(
+    () =>
+      call(api.GET('/api/profiles/{id}/memories/{memoryId}/history', { params: { path: { id, memoryId } } })),
+    [memoryId],
+  );
   return (
     <div class="history">
       <ErrorNote error={history.error} />
@@ -536,8 +626,12 @@ function Learn({ id, onLearnt }: { id: string; onLearnt: () => void }) {
       onSubmit={(event) => {
         event.preventDefault();
         void action.run(async () => {
-          const result = await call(api.POST('/api/profiles/{id}/ingest', { params: { path: { id } }, body: { data: text } }));
-          setLearnt(`Learnt ${result.extracted.memories.length} memories and ${result.extracted.traits.length} traits.`);
+          const result = await call(
+            api.POST('/api/profiles/{id}/ingest', { params: { path: { id } }, body: { data: text } }),
+          );
+          setLearnt(
+            `Learnt ${result.extracted.memories.length} memories and ${result.extracted.traits.length} traits.`,
+          );
           setText('');
           onLearnt();
         });
@@ -594,10 +688,18 @@ function Turns({ id, version }: { id: string; version: number }) {
         ))}
       </ol>
       <nav class="row" aria-label="Turn pages">
-        <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+        <button
+          type="button"
+          disabled={cursors.length === 0}
+          onClick={() => setCursors(cursors.slice(0, -1))}
+        >
           Newer turns
         </button>
-        <button type="button" disabled={!turns.data?.next} onClick={() => turns.data?.next && setCursors([...cursors, turns.data.next])}>
+        <button
+          type="button"
+          disabled={!turns.data?.next}
+          onClick={() => turns.data?.next && setCursors([...cursors, turns.data.next])}
+        >
           Older turns
         </button>
       </nav>

@@ -44,7 +44,12 @@ export function ProfilesPage({ query }: { query: URLSearchParams }) {
         }}
       >
         <label for="profile-search">User id</label>
-        <input id="profile-search" type="search" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
+        <input
+          id="profile-search"
+          type="search"
+          value={typed}
+          onInput={(e) => setTyped(e.currentTarget.value)}
+        />
         <button type="submit">Search</button>
       </form>
       <ErrorNote error={list.error} />
@@ -71,7 +76,9 @@ export function ProfilesPage({ query }: { query: URLSearchParams }) {
               {list.data.profiles.map((profile) => (
                 <tr key={profile.id}>
                   <td>
-                    <a href={`#/profiles/${encodeURIComponent(profile.id)}`}>{profile.externalId ?? profile.id}</a>
+                    <a href={`#/profiles/${encodeURIComponent(profile.id)}`}>
+                      {profile.externalId ?? profile.id}
+                    </a>
                   </td>
                   <td>{profile.counts.traits}</td>
                   <td>{profile.counts.memories}</td>
@@ -86,7 +93,11 @@ export function ProfilesPage({ query }: { query: URLSearchParams }) {
             </tbody>
           </table>
           <nav class="row" aria-label="Profile pages">
-            <button type="button" disabled={offset === 0} onClick={() => to({ offset: Math.max(0, offset - PROFILE_PAGE_SIZE) })}>
+            <button
+              type="button"
+              disabled={offset === 0}
+              onClick={() => to({ offset: Math.max(0, offset - PROFILE_PAGE_SIZE) })}
+            >
               Newer
             </button>
             <button

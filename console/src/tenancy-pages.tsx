@@ -10,7 +10,10 @@ const appName = (application: ApplicationSummary | string | null): string =>
 /** The application's keys: created with their scopes (the secret is shown once), listed, revoked. */
 export function KeysPage() {
   const keys = useLoad(() => callRoute<{ keys: ApiKey[] }>('GET', '/api/keys'), []);
-  const applications = useLoad(() => callRoute<{ applications: Application[] }>('GET', '/api/applications'), []);
+  const applications = useLoad(
+    () => callRoute<{ applications: Application[] }>('GET', '/api/applications'),
+    [],
+  );
   const [name, setName] = useState('');
   const [application, setApplication] = useState('');
   const [scopes, setScopes] = useState<Scope[]>(['proxy']);
@@ -37,7 +40,11 @@ export function KeysPage() {
         <label for="key-name">Name</label>
         <input id="key-name" value={name} onInput={(e) => setName(e.currentTarget.value)} required />
         <label for="key-application">Application</label>
-        <select id="key-application" value={application} onChange={(e) => setApplication(e.currentTarget.value)}>
+        <select
+          id="key-application"
+          value={application}
+          onChange={(e) => setApplication(e.currentTarget.value)}
+        >
           <option value="">This key's application</option>
           {applications.data?.applications.map((app) => (
             <option value={app.id} key={app.id}>
@@ -122,7 +129,10 @@ export function KeysPage() {
 }
 
 export function ApplicationsPage() {
-  const applications = useLoad(() => callRoute<{ applications: Application[] }>('GET', '/api/applications'), []);
+  const applications = useLoad(
+    () => callRoute<{ applications: Application[] }>('GET', '/api/applications'),
+    [],
+  );
   const [name, setName] = useState('');
   const action = useAction();
   return (
@@ -201,9 +211,17 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
         }}
       >
         <label for="audit-profile">Profile</label>
-        <input id="audit-profile" value={typed.profile} onInput={(e) => setTyped({ ...typed, profile: e.currentTarget.value })} />
+        <input
+          id="audit-profile"
+          value={typed.profile}
+          onInput={(e) => setTyped({ ...typed, profile: e.currentTarget.value })}
+        />
         <label for="audit-action">Action</label>
-        <input id="audit-action" value={typed.action} onInput={(e) => setTyped({ ...typed, action: e.currentTarget.value })} />
+        <input
+          id="audit-action"
+          value={typed.action}
+          onInput={(e) => setTyped({ ...typed, action: e.currentTarget.value })}
+        />
         <button type="submit">Filter</button>
       </form>
       <ErrorNote error={events.error} />
@@ -236,10 +254,18 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
         </table>
       )}
       <nav class="row" aria-label="Audit pages">
-        <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+        <button
+          type="button"
+          disabled={cursors.length === 0}
+          onClick={() => setCursors(cursors.slice(0, -1))}
+        >
           Newer events
         </button>
-        <button type="button" disabled={!events.data?.next} onClick={() => events.data?.next && setCursors([...cursors, events.data.next])}>
+        <button
+          type="button"
+          disabled={!events.data?.next}
+          onClick={() => events.data?.next && setCursors([...cursors, events.data.next])}
+        >
           Older events
         </button>
       </nav>

@@ -11,7 +11,8 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
     setState((previous) => ({ ...previous, loading: true }));
     load().then(
       (data) => mine === generation.current && setState({ data, loading: false }),
-      (error: unknown) => mine === generation.current && setState({ error: errorText(error), loading: false }),
+      (error: unknown) =>
+        mine === generation.current && setState({ error: errorText(error), loading: false }),
     );
   }, deps);
   useEffect(reload, [reload]);
@@ -55,7 +56,12 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-export function Section(props: { title: string; id: string; children: ComponentChildren; actions?: ComponentChildren }) {
+export function Section(props: {
+  title: string;
+  id: string;
+  children: ComponentChildren;
+  actions?: ComponentChildren;
+}) {
   return (
     <section aria-labelledby={`${props.id}-title`} class="card">
       <div class="card-head">
@@ -98,7 +104,9 @@ export function Confirm(props: {
 export function formatDate(value: string | null | undefined): string {
   if (!value) return '—';
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? value : date.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(date.getTime())
+    ? value
+    : date.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** A stored JSON value as people read it: strings without quotes. */

@@ -59,7 +59,12 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   const violations = (await page.evaluate('axe.run().then((result) => result.violations)')) as AxeViolation[];
   return violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(({ id, impact, help, nodes }) => ({ id, impact, help, nodes: nodes.map(({ target }) => ({ target })) }));
+    .map(({ id, impact, help, nodes }) => ({
+      id,
+      impact,
+      help,
+      nodes: nodes.map(({ target }) => ({ target })),
+    }));
 }
 
 /** The console's pages report any Content-Security-Policy refusal on the browser's console. */

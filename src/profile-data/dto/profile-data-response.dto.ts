@@ -97,7 +97,10 @@ export class ProfileExportDto {
 
 export function toProfileListResponse(page: CountedProfilePage): ProfileListResponseDto {
   return {
-    profiles: page.profiles.map(({ profile, counts }) => ({ ...toProfileDto(profile), counts: { ...counts } })),
+    profiles: page.profiles.map(({ profile, counts }) => ({
+      ...toProfileDto(profile),
+      counts: { ...counts },
+    })),
     total: page.total,
   };
 }

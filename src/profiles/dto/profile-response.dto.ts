@@ -39,7 +39,6 @@ export class ProfileResponseDto {
   profile: ProfileDto;
 }
 
-
 export function toProfileCoreDto(profile: ProfileEntity): ProfileCoreDto {
   return {
     id: profile.id,
