@@ -15,6 +15,12 @@ const TYPES_FILE = join(ROOT, 'console', 'src', 'api-schema.d.ts');
 async function openApiDocument() {
   process.env.DATA_DIR = 'memory://';
   process.env.LOG_LEVEL = 'error';
+  // in the test run, the migrated database its global setup dumped: no migrations to wait for
+  const template = process.env.PMS_TEST_PGLITE_TEMPLATE;
+  if (template) {
+    const { startInMemoryDatabasesFrom } = require(join(ROOT, 'dist', 'src', 'database', 'embedded-database.js'));
+    startInMemoryDatabasesFrom(new Blob([readFileSync(template)]));
+  }
   const { createApp, buildOpenApiDocument } = require(join(ROOT, 'dist', 'src', 'app.setup.js'));
   const app = await createApp();
   try {

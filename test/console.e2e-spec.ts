@@ -109,6 +109,9 @@ describe('Console in the browser', () => {
     await page.getByRole('heading', { name: 'Profiles' }).waitFor();
     expect(await page.evaluate('sessionStorage.length')).toBe(1);
     await page.getByRole('link', { name: 'alice-console' }).waitFor();
+    // keys, applications and the audit trail are offered only where the service has them
+    const tenancy = (await t.admin().get('/api/keys/current')).status !== 404;
+    expect(await page.getByRole('link', { name: 'Keys' }).count()).toBe(tenancy ? 1 : 0);
     await expectAccessible('profiles');
 
     await page.getByLabel('User id').fill('alice');

@@ -56,7 +56,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (access: Access) => void }) {
   return (
     <main class="signin">
       <h1>Profile Memory Service</h1>
-      <form onSubmit={submit} class="card">
+      <form onSubmit={(event) => void submit(event)} class="card">
         <h2>Sign in</h2>
         <p class="muted">
           The key is kept for this tab only and sent to this service's API with every request.

@@ -56,7 +56,7 @@ export interface AxeViolation {
  */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
-  const violations = (await page.evaluate('axe.run().then((result) => result.violations)')) as AxeViolation[];
+  const violations = await page.evaluate<AxeViolation[]>('axe.run().then((result) => result.violations)');
   return violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map(({ id, impact, help, nodes }) => ({
