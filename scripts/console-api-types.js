@@ -18,7 +18,9 @@ async function openApiDocument() {
   // in the test run, the migrated database its global setup dumped: no migrations to wait for
   const template = process.env.PMS_TEST_PGLITE_TEMPLATE;
   if (template) {
-    const { startInMemoryDatabasesFrom } = require(join(ROOT, 'dist', 'src', 'database', 'embedded-database.js'));
+    const { startInMemoryDatabasesFrom } = require(
+      join(ROOT, 'dist', 'src', 'database', 'embedded-database.js'),
+    );
     startInMemoryDatabasesFrom(new Blob([readFileSync(template)]));
   }
   const { createApp, buildOpenApiDocument } = require(join(ROOT, 'dist', 'src', 'app.setup.js'));
