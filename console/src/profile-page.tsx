@@ -1,7 +1,19 @@
 import { useState } from 'preact/hooks';
 import { type Access, may } from './access';
 import { api, call, type Schemas } from './api';
-import { Confirm, ErrorNote, formatDate, go, Loading, Section, showValue, useAction, useLoad } from './ui';
+import {
+  Confirm,
+  CursorPager,
+  ErrorNote,
+  formatDate,
+  go,
+  Loading,
+  Section,
+  showValue,
+  useAction,
+  useCursorPages,
+  useLoad,
+} from './ui';
 
 const MEMORY_PAGE_SIZE = 20;
 const TURN_PAGE_SIZE = 10;
@@ -649,8 +661,8 @@ function Learn({ id, onLearnt }: { id: string; onLearnt: () => void }) {
 }
 
 function Turns({ id, version }: { id: string; version: number }) {
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
   const turns = useLoad(
     () =>
       call(
@@ -687,22 +699,7 @@ function Turns({ id, version }: { id: string; version: number }) {
           </li>
         ))}
       </ol>
-      <nav class="row" aria-label="Turn pages">
-        <button
-          type="button"
-          disabled={cursors.length === 0}
-          onClick={() => setCursors(cursors.slice(0, -1))}
-        >
-          Newer turns
-        </button>
-        <button
-          type="button"
-          disabled={!turns.data?.next}
-          onClick={() => turns.data?.next && setCursors([...cursors, turns.data.next])}
-        >
-          Older turns
-        </button>
-      </nav>
+      <CursorPager what="turns" pages={pages} next={turns.data?.next} />
     </Section>
   );
 }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ALL_SCOPES, type Scope } from './access';
 import { callRoute } from './api';
 import type { ApiKey, Application, ApplicationSummary, AuditEvent } from './tenancy-contract';
-import { ErrorNote, formatDate, go, Loading, useAction, useLoad } from './ui';
+import { CursorPager, ErrorNote, formatDate, go, Loading, useAction, useCursorPages, useLoad } from './ui';
 
 const appName = (application: ApplicationSummary | string | null): string =>
   application === null ? '—' : typeof application === 'string' ? application : application.name;
@@ -186,8 +186,8 @@ export function ApplicationsPage() {
 export function AuditPage({ query }: { query: URLSearchParams }) {
   const profile = query.get('profile') ?? '';
   const actionFilter = query.get('action') ?? '';
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
   const [typed, setTyped] = useState({ profile, action: actionFilter });
   const events = useLoad(() => {
     const params = new URLSearchParams();
@@ -203,7 +203,7 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
         class="row"
         onSubmit={(event) => {
           event.preventDefault();
-          setCursors([]);
+          pages.reset();
           const params = new URLSearchParams();
           if (typed.profile) params.set('profile', typed.profile);
           if (typed.action) params.set('action', typed.action);
@@ -253,22 +253,7 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
           </tbody>
         </table>
       )}
-      <nav class="row" aria-label="Audit pages">
-        <button
-          type="button"
-          disabled={cursors.length === 0}
-          onClick={() => setCursors(cursors.slice(0, -1))}
-        >
-          Newer events
-        </button>
-        <button
-          type="button"
-          disabled={!events.data?.next}
-          onClick={() => events.data?.next && setCursors([...cursors, events.data.next])}
-        >
-          Older events
-        </button>
-      </nav>
+      <CursorPager what="events" pages={pages} next={events.data?.next} />
     </>
   );
 }

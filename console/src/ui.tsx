@@ -117,3 +117,33 @@ export function showValue(value: unknown): string {
 export function go(hash: string): void {
   window.location.hash = hash;
 }
+
+/** Pages of a list the service pages by cursor: the cursors of the pages behind the current one. */
+export function useCursorPages() {
+  const [cursors, setCursors] = useState<string[]>([]);
+  return {
+    cursor: cursors[cursors.length - 1] as string | undefined,
+    atFirst: cursors.length === 0,
+    newer: () => setCursors(cursors.slice(0, -1)),
+    older: (next: string) => setCursors([...cursors, next]),
+    reset: () => setCursors([]),
+  };
+}
+
+export function CursorPager(props: {
+  what: string;
+  pages: ReturnType<typeof useCursorPages>;
+  next: string | null | undefined;
+}) {
+  const { pages, next, what } = props;
+  return (
+    <nav class="row" aria-label={`${what} pages`}>
+      <button type="button" disabled={pages.atFirst} onClick={pages.newer}>
+        Newer {what}
+      </button>
+      <button type="button" disabled={!next} onClick={() => next && pages.older(next)}>
+        Older {what}
+      </button>
+    </nav>
+  );
+}
