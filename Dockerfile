@@ -17,6 +17,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 COPY bench ./bench
+COPY console ./console
 RUN npm run build
 
 # Runtime: the compiled app and production dependencies, owned by root and run as the unprivileged

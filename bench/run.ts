@@ -16,6 +16,7 @@ import {
   RecallReport,
 } from './locomo.bench';
 import { benchManagement } from './management.bench';
+import { benchConsoleOpen, ConsoleOpenReport } from './console.bench';
 import { benchProxyOverhead, ProxyOverhead } from './proxy.bench';
 import { benchSoak, SoakReport } from './soak.bench';
 import { benchThroughput, MeasuredLoad, ThroughputReport } from './throughput.bench';
@@ -35,13 +36,15 @@ const SUITES = [
   'weights',
   'extraction',
   'context',
+  'console',
 ];
 
 /**
  * `npm run bench`: every benchmark on the embedded database and on a PostgreSQL server, printed and kept
  * in bench/results/. BENCH_SCALE (default 1) scales the request counts; BENCH_TARGETS=embedded,postgres
  * picks the databases; BENCH_SUITES (default all) picks among management, proxy, ingest, locomo,
- * weights (ranking weights on scenarios where importance and recency matter), extraction, context;
+ * weights (ranking weights on scenarios where importance and recency matter), extraction, context,
+ * console (the browser console opening a profile of 100,000 memories; PostgreSQL only);
  * BENCH_PG_ADMIN_URL names the server (a fresh database is created on it).
  */
 async function main(): Promise<void> {
@@ -62,6 +65,7 @@ async function main(): Promise<void> {
       contextScale?: ContextScaleReport;
       locomo?: LocomoResults;
       weights?: WeightsReport;
+      consoleOpen?: ConsoleOpenReport;
     }
   > = {};
   const report = {
@@ -101,6 +105,12 @@ async function main(): Promise<void> {
         if (suites.has('proxy'))
           printProxyTable((result.proxy = await benchProxyOverhead(service.url, upstream.url, scale)));
         if (suites.has('ingest')) printTable((result.ingest = await benchIngest(service.url, scale)));
+        if (suites.has('console') && env.DATABASE_URL) {
+          result.consoleOpen = await benchConsoleOpen(service.url, env.DATABASE_URL);
+          console.log(
+            `console, profile of ${result.consoleOpen.memories} memories: ${JSON.stringify(result.consoleOpen)}`,
+          );
+        }
       } finally {
         await service.stop();
       }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Builds dist/ (`nest build`) only when the compiled sources or the build settings changed since the
-// last build made by this script: `npm start` then starts at once when nothing changed. The inputs'
+// Builds dist/ (`nest build`, then the console into dist/console) only when the compiled sources or the
+// build settings changed since the last build made by this script: `npm start` then starts at once when nothing changed. The inputs'
 // paths and contents (not their times: a checkout that changes nothing does not rebuild) are hashed
 // into dist/.build-hash.
 //   --force       build anyway
@@ -11,7 +11,7 @@ const { createHash } = require('node:crypto');
 const { existsSync, readdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { join, relative } = require('node:path');
 
-const INPUT_DIRS = ['src', 'bench'];
+const INPUT_DIRS = ['src', 'bench', 'console'];
 const INPUT_FILES = [
   'ormconfig.ts',
   'package.json',
@@ -26,7 +26,7 @@ function sourceFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
+    return /\.(ts|tsx|mts|css|html)$/.test(entry.name) && !entry.name.endsWith('.spec.ts') ? [path] : [];
   });
 }
 
@@ -64,6 +64,17 @@ function main(args) {
     cwd: root,
     stdio: 'inherit',
   });
+  const consoleConfig = join(root, 'console', 'vite.config.mts');
+  if (existsSync(consoleConfig)) {
+    execFileSync(
+      process.execPath,
+      [require.resolve('vite/bin/vite.js'), 'build', '--config', consoleConfig],
+      {
+        cwd: root,
+        stdio: 'inherit',
+      },
+    );
+  }
   writeFileSync(hashFile, `${wanted}\n`);
   return 0;
 }

@@ -12,6 +12,7 @@ import { ExpressHttpAdapter } from './common/http-adapter';
 import { applyHttpServerLimits } from './common/http-server-limits';
 import { securityHeaders } from './common/security-headers';
 import { AppConfig, loadConfig } from './config/app-config';
+import { serveConsole } from './console/console-assets';
 import { APP_CONFIG } from './config/config.module';
 import { AppLogger, PinoLoggerService } from './logging/app-logger';
 import { createRootLogger, HttpLogger } from './logging/http-logger';
@@ -57,6 +58,7 @@ export function configureApp(app: NestExpressApplication): void {
   const edge = edgeMiddleware(app, config);
   for (const handler of edge) app.use(handler);
   app.get(ProxyFrontDoor).open(app, edge);
+  serveConsole(app);
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Profile Memory Service API',

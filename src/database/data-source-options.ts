@@ -14,6 +14,7 @@ import { MemoryTouchesUnannounced1764700000000 } from './migrations/176470000000
 import { SupersessionChains1764800000000 } from './migrations/1764800000000-supersession-chains';
 import { HistoryPurge1764810000000 } from './migrations/1764810000000-history-purge';
 import { ApplicationsKeysAudit1766000000000 } from './migrations/1766000000000-applications-keys-audit';
+import { TurnInjectedContext1767000000000 } from './migrations/1767000000000-turn-injected-context';
 import { EmbeddedDatabase } from './embedded-database';
 import { embeddedPgOptions } from './embedded-pg-connection';
 
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   SupersessionChains1764800000000,
   HistoryPurge1764810000000,
   ApplicationsKeysAudit1766000000000,
+  TurnInjectedContext1767000000000,
 ];
 
 /**

@@ -45,6 +45,7 @@ export class MemoriesController {
     const memories = await this.memories.list(id, {
       type: query.type,
       limit: query.limit,
+      offset: query.offset,
       includeSuperseded: query.include === 'superseded',
     });
     return { memories: memories.map(toMemoryDto) };

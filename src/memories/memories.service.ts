@@ -72,7 +72,7 @@ export class MemoriesService {
    */
   async list(
     profilePathId: ProfilePath,
-    query: { type?: MemoryType; limit: number; includeSuperseded?: boolean },
+    query: { type?: MemoryType; limit: number; offset?: number; includeSuperseded?: boolean },
   ): Promise<MemoryEntity[]> {
     const profile = await this.profiles.resolve(profilePathId);
     const qb = this.dataSource
@@ -86,6 +86,7 @@ export class MemoriesService {
       .addOrderBy('m.created_at', 'DESC')
       .addOrderBy('m.id', 'DESC')
       .limit(query.limit)
+      .offset(query.offset ?? 0)
       .getMany();
   }
 

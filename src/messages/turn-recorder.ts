@@ -25,6 +25,13 @@ export interface CompletedTurn {
   /** The id of the request's log line. */
   requestId: string;
   traitOverrides: RequestTraitSchema[];
+  /** What the proxy injected for the turn: trait keys and memory ids. */
+  injected?: InjectedContext;
+}
+
+export interface InjectedContext {
+  traits: readonly string[];
+  memories: readonly string[];
 }
 
 interface MessageRow {
@@ -35,6 +42,7 @@ interface MessageRow {
   model: string;
   extracted: boolean;
   traitOverrides: string | null;
+  injected: InjectedContext | null;
 }
 
 /** Turns written by one statement. */
@@ -222,14 +230,14 @@ export class TurnRecorder implements BeforeApplicationShutdown {
   private async insert(rows: MessageRow[]): Promise<Array<{ id: string; profile_id: string }>> {
     return queryNamedOnEmbedded(
       this.dataSource,
-      'record-turns-v3',
+      'record-turns-v4',
       `WITH inserted AS (
-         INSERT INTO messages (profile_id, role, content, request_id, model, extracted_at, trait_overrides)
+         INSERT INTO messages (profile_id, role, content, request_id, model, extracted_at, trait_overrides, injected)
          SELECT r.profile_id, r.role, r.content, r.request_id, r.model,
-                CASE WHEN r.extracted THEN now() END, r.trait_overrides::jsonb
+                CASE WHEN r.extracted THEN now() END, r.trait_overrides::jsonb, r.injected
          FROM ROWS FROM (json_to_recordset($1::json) AS ("profileId" uuid, role text, content text,
-                "requestId" text, model text, extracted boolean, "traitOverrides" text))
-              WITH ORDINALITY AS r(profile_id, role, content, request_id, model, extracted, trait_overrides, position)
+                "requestId" text, model text, extracted boolean, "traitOverrides" text, injected jsonb))
+              WITH ORDINALITY AS r(profile_id, role, content, request_id, model, extracted, trait_overrides, injected, position)
          ORDER BY r.position
          RETURNING id, profile_id, extracted_at)
        SELECT id, profile_id FROM inserted WHERE extracted_at IS NULL`,
@@ -278,7 +286,16 @@ function messageRows(turn: CompletedTurn): MessageRow[] {
   const add = (role: MessageRow['role'], text: string, extracted: boolean) => {
     const content = storedMessageText(text);
     if (content.trim() === '') return;
-    rows.push({ profileId: turn.profileId, role, content, requestId, model, extracted, traitOverrides });
+    rows.push({
+      profileId: turn.profileId,
+      role,
+      content,
+      requestId,
+      model,
+      extracted,
+      traitOverrides,
+      injected: turn.injected ?? null,
+    });
   };
   for (const message of turn.userMessages) add('user', message.text, !message.toLearn);
   add('assistant', turn.reply, true);

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, HttpStatus } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, HttpStatus, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiNotFoundResponse,
@@ -8,24 +8,39 @@ import {
 } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { RequiresApiKey, RequiresScope } from '../common/public.decorator';
+import { Caller, RequestCaller } from '../common/request-access';
+import { ListProfilesQueryDto } from '../profiles/dto/profile-request.dto';
 import { PROFILE_ID_PARAM } from '../profiles/profiles.controller';
 import {
   DeleteProfileResponseDto,
   ProfileDetailsResponseDto,
   ProfileExportDto,
+  ProfileListResponseDto,
   toProfileDetailsResponse,
   toProfileExportDto,
+  toProfileListResponse,
 } from './dto/profile-data-response.dto';
 import { ProfileDataService } from './profile-data.service';
 import { ProfileInPath, ProfilePath } from '../profiles/profile-path';
 
-/** The routes of /api/profiles that read or erase a profile with everything it holds. */
+/** The routes of /api/profiles that list, read or erase profiles with what they hold. */
 @ApiTags('profiles')
 @RequiresApiKey()
 @ApiBadRequestResponse({ description: 'Invalid input (see `code`)', type: ErrorResponseDto })
 @Controller('api/profiles')
 export class ProfileDataController {
   constructor(private readonly profileData: ProfileDataService) {}
+
+  /** List profiles, newest first, with the counts of what each holds. */
+  @Get()
+  @RequiresScope('read')
+  @ApiOkResponse({ type: ProfileListResponseDto })
+  async listProfiles(
+    @Caller() caller: RequestCaller,
+    @Query() query: ListProfilesQueryDto,
+  ): Promise<ProfileListResponseDto> {
+    return toProfileListResponse(await this.profileData.list(caller.access.application.id, query));
+  }
 
   /** Get a profile with its traits and its 10 newest memories. */
   @Get(':id')

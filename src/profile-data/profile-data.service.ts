@@ -16,6 +16,8 @@ import type { ProfilePath } from '../profiles/profile-path';
 
 export const RECENT_MEMORIES_IN_PROFILE = 10;
 
+const NO_COUNTS: ProfileCounts = { traits: 0, memories: 0, messages: 0, pending: 0, failed: 0 };
+
 export interface ProfileDetails {
   profile: ProfileEntity;
   traits: TraitEntity[];
@@ -40,6 +42,19 @@ export interface DeletedCounts {
   messages: number;
 }
 
+/** What a profile holds, in numbers, and how far learning from it has got. */
+export interface ProfileCounts extends DeletedCounts {
+  /** Messages still to be learnt from. */
+  pending: number;
+  /** Messages extraction gave up on. */
+  failed: number;
+}
+
+export interface CountedProfilePage {
+  profiles: Array<{ profile: ProfileEntity; counts: ProfileCounts }>;
+  total: number;
+}
+
 /**
  * Everything stored of one profile, read or erased as a whole: the profile with its traits and newest
  * memories, the export (data portability) and the erasure. An export and an erasure commit with their
@@ -55,6 +70,37 @@ export class ProfileDataService {
     private readonly traits: TraitsRepository,
     private readonly audit: AuditTrail,
   ) {}
+
+  /** A page of profiles of one application, each with its counts: two statements whatever the page's size. */
+  async list(
+    applicationId: string,
+    query: { limit: number; offset: number; search?: string },
+  ): Promise<CountedProfilePage> {
+    const page = await this.profiles.list(applicationId, query);
+    const counts = await this.countsOf(page.profiles.map((profile) => profile.id));
+    return {
+      profiles: page.profiles.map((profile) => ({ profile, counts: counts.get(profile.id) ?? NO_COUNTS })),
+      total: page.total,
+    };
+  }
+
+  private async countsOf(profileIds: string[]): Promise<Map<string, ProfileCounts>> {
+    if (profileIds.length === 0) return new Map();
+    const rows: Array<ProfileCounts & { id: string }> = await this.dataSource.query(
+      `SELECT p.id,
+              (SELECT count(*) FROM traits t WHERE t.profile_id = p.id)::int AS traits,
+              (SELECT count(*) FROM memories m WHERE m.profile_id = p.id)::int AS memories,
+              g.messages, g.pending, g.failed
+       FROM unnest($1::uuid[]) AS p(id)
+       CROSS JOIN LATERAL (
+         SELECT count(*)::int AS messages,
+                count(*) FILTER (WHERE extracted_at IS NULL)::int AS pending,
+                count(*) FILTER (WHERE extracted_at IS NOT NULL AND extraction_error IS NOT NULL)::int AS failed
+         FROM messages WHERE profile_id = p.id) g`,
+      [profileIds],
+    );
+    return new Map(rows.map(({ id, ...counts }) => [id, counts]));
+  }
 
   async details(pathId: ProfilePath): Promise<ProfileDetails> {
     const profile = await this.profiles.resolve(pathId);

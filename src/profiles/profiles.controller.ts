@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpStatus, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, HttpStatus, Patch, Post, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
@@ -11,13 +11,8 @@ import type { Response } from 'express';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { RequiresApiKey, RequiresScope } from '../common/public.decorator';
 import { Caller, RequestCaller } from '../common/request-access';
-import { CreateProfileDto, ListProfilesQueryDto, UpdateProfileDto } from './dto/profile-request.dto';
-import {
-  ProfileListResponseDto,
-  ProfileResponseDto,
-  toProfileDto,
-  toProfileListResponse,
-} from './dto/profile-response.dto';
+import { CreateProfileDto, UpdateProfileDto } from './dto/profile-request.dto';
+import { ProfileResponseDto, toProfileDto } from './dto/profile-response.dto';
 import { ProfilesService } from './profiles.service';
 import { ProfileInPath, ProfilePath } from './profile-path';
 
@@ -32,17 +27,6 @@ export const PROFILE_ID_PARAM = {
 @Controller('api/profiles')
 export class ProfilesController {
   constructor(private readonly profiles: ProfilesService) {}
-
-  /** List profiles, newest first. */
-  @Get()
-  @RequiresScope('read')
-  @ApiOkResponse({ type: ProfileListResponseDto })
-  async listProfiles(
-    @Caller() caller: RequestCaller,
-    @Query() query: ListProfilesQueryDto,
-  ): Promise<ProfileListResponseDto> {
-    return toProfileListResponse(await this.profiles.list(caller.access.application.id, query));
-  }
 
   /** Create a profile, or return the existing one, by external id (201 when created, 200 when it existed). */
   @Post()

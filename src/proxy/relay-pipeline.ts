@@ -167,6 +167,7 @@ export class RelayPipeline {
       model: turn.model,
       requestId,
       traitOverrides: turn.traitOverrides,
+      injected: { traits: context.traitKeys, memories: context.memoryIds },
     });
   }
 }

@@ -20,6 +20,11 @@ export class ListMemoriesQueryDto {
   @QueryInteger('invalid_limit', MAX_MEMORY_PAGE)
   limit: number = 20;
 
+  /** Memories skipped, in the list's order (default 0): the next page starts at offset + limit. */
+  @ApiPropertyOptional({ type: Number, minimum: 0, default: 0 })
+  @QueryInteger('invalid_offset')
+  offset: number = 0;
+
   /** `superseded` lists the memories newer ones replaced, too. */
   @ApiPropertyOptional({ enum: ['superseded'] })
   @IsOptional()

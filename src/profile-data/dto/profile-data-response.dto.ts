@@ -14,7 +14,7 @@ import {
   toExportedTraitDto,
   toProfileTraitDto,
 } from '../../traits/dto/trait-response.dto';
-import type { ProfileDetails, ProfileExport } from '../profile-data.service';
+import type { CountedProfilePage, ProfileDetails, ProfileExport } from '../profile-data.service';
 import { AuditEventDto, toAuditEventDto } from '../../access/dto/access-response.dto';
 
 export class ProfileWithTraitsDto extends ProfileDto {
@@ -40,6 +40,31 @@ export class DeletedCountsDto {
 
   @ApiProperty({ example: 40 })
   messages: number;
+}
+
+export class ProfileCountsDto extends DeletedCountsDto {
+  /** Messages still to be learnt from. */
+  @ApiProperty({ example: 2 })
+  pending: number;
+
+  /** Messages extraction gave up on (`POST .../extraction/retry` tries them again). */
+  @ApiProperty({ example: 0 })
+  failed: number;
+}
+
+export class CountedProfileDto extends ProfileDto {
+  /** How many traits, memories (superseded ones too) and messages the profile holds; learning state. */
+  @ApiProperty({ type: ProfileCountsDto })
+  counts: ProfileCountsDto;
+}
+
+export class ProfileListResponseDto {
+  @ApiProperty({ type: [CountedProfileDto] })
+  profiles: CountedProfileDto[];
+
+  /** Profiles matching `search`, regardless of limit and offset. */
+  @ApiProperty({ example: 1 })
+  total: number;
 }
 
 export class DeleteProfileResponseDto {
@@ -73,6 +98,16 @@ export class ProfileExportDto {
 
   @ApiProperty({ format: 'date-time' })
   exportedAt: string;
+}
+
+export function toProfileListResponse(page: CountedProfilePage): ProfileListResponseDto {
+  return {
+    profiles: page.profiles.map(({ profile, counts }) => ({
+      ...toProfileDto(profile),
+      counts: { ...counts },
+    })),
+    total: page.total,
+  };
 }
 
 export function toProfileDetailsResponse(details: ProfileDetails): ProfileDetailsResponseDto {

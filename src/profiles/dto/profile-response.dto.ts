@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { iso } from '../../common/iso';
 import { ProfileEntity } from '../profile.entity';
-import type { ProfilePage } from '../profiles.service';
 
 /** The profile fields carried by export and ingest. */
 export class ProfileCoreDto {
@@ -40,15 +39,6 @@ export class ProfileResponseDto {
   profile: ProfileDto;
 }
 
-export class ProfileListResponseDto {
-  @ApiProperty({ type: [ProfileDto] })
-  profiles: ProfileDto[];
-
-  /** Profiles matching `search`, regardless of limit and offset. */
-  @ApiProperty({ example: 1 })
-  total: number;
-}
-
 export function toProfileCoreDto(profile: ProfileEntity): ProfileCoreDto {
   return {
     id: profile.id,
@@ -69,8 +59,4 @@ export function toProfileDto(profile: ProfileEntity): ProfileDto {
     createdAt: iso(profile.createdAt),
     updatedAt: iso(profile.updatedAt),
   };
-}
-
-export function toProfileListResponse(page: ProfilePage): ProfileListResponseDto {
-  return { profiles: page.profiles.map(toProfileDto), total: page.total };
 }
