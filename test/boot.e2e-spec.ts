@@ -195,7 +195,8 @@ const messages = (lines: LogLine[]) => lines.map((line) => `${line.level} ${line
         `info applying ${MIGRATIONS.length} migrations`,
         expect.stringMatching(`^info applied ${MIGRATIONS.length} migrations`),
         'info upstream: openai API at 127.0.0.1:9; extractor: llm, each conversation turn and ingested ' +
-          'text is sent to tiny-model at 127.0.0.1:9 to learn from it',
+          "text is sent to tiny-model at 127.0.0.1:9 to learn from it; when the LLM's last try on a turn " +
+          'fails, the rules learn from it instead; GET /api/profiles/{id} shows its learning state',
         expect.stringMatching(
           `^warn SERVICE_API_KEY is not set and the service listens on 0.0.0.0: anyone who can reach port ${service.port} `,
         ),

@@ -13,6 +13,7 @@ const LLM_ENV = (llm: FakeOpenAI, upstream: FakeOpenAI) => ({
   UPSTREAM_API_KEY: 'sk-upstream',
   EXTRACTION_LLM_ATTEMPTS: '1',
   EXTRACTION_MAX_ATTEMPTS: '2',
+  EXTRACTION_RULES_FALLBACK: 'false', // these tests follow the LLM's failures to the end (learning-fallback: the rules)
   EXTRACTION_SWEEP_INTERVAL_MS: '0',
   EXTRACTION_BACKOFF_MS: '0',
 });

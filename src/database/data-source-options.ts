@@ -11,6 +11,7 @@ import { ClaimedMessagesIndex1764500000000 } from './migrations/1764500000000-cl
 import { WorkLeases1764310000000 } from './migrations/1764310000000-work-leases';
 import { ProfileChangeNotifications1764600000000 } from './migrations/1764600000000-profile-change-notifications';
 import { MemoryTouchesUnannounced1764700000000 } from './migrations/1764700000000-memory-touches-unannounced';
+import { ExtractionFallback1765200000000 } from './migrations/1765200000000-extraction-fallback';
 import { EmbeddedDatabase } from './embedded-database';
 import { embeddedPgOptions } from './embedded-pg-connection';
 
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   ClaimedMessagesIndex1764500000000,
   ProfileChangeNotifications1764600000000,
   MemoryTouchesUnannounced1764700000000,
+  ExtractionFallback1765200000000,
 ];
 
 /**

@@ -5,6 +5,7 @@ import { DataSource, IsNull } from 'typeorm';
 import { profileNotFound } from '../common/api-error';
 import { HistoryEntry, ProfileHistory } from '../history/profile-history';
 import { MemoryEntity } from '../memories/memory.entity';
+import { LearningState, LearningStateReader } from '../messages/learning-state';
 import { MessageEntity } from '../messages/message.entity';
 import { ProfileEntity } from '../profiles/profile.entity';
 import { PROFILE_ERASED, ProfileErasedEvent } from '../profiles/profile-events';
@@ -18,6 +19,7 @@ export interface ProfileDetails {
   profile: ProfileEntity;
   traits: TraitEntity[];
   recentMemories: MemoryEntity[];
+  learning: LearningState;
 }
 
 export interface ProfileExport {
@@ -48,6 +50,7 @@ export class ProfileDataService {
     private readonly history: ProfileHistory,
     private readonly events: EventEmitter2,
     private readonly traits: TraitsRepository,
+    private readonly learning: LearningStateReader,
   ) {}
 
   async details(pathId: string): Promise<ProfileDetails> {
@@ -58,7 +61,8 @@ export class ProfileDataService {
       order: { createdAt: 'DESC', id: 'DESC' },
       take: RECENT_MEMORIES_IN_PROFILE,
     });
-    return { profile, traits, recentMemories };
+    const learning = await this.learning.read(profile.id);
+    return { profile, traits, recentMemories, learning };
   }
 
   /** Deletes the profile and everything of it, and says exactly how many rows of each kind went. */
