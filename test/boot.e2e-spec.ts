@@ -5,8 +5,8 @@ import { Client } from 'pg';
 import { MIGRATIONS } from '../src/database/data-source-options';
 import { ChildService, LogLine } from './support/child-service';
 import { withFreshDatabase } from './support/fresh-database';
+import { describeOn } from './support/databases';
 
-const onServer = process.env.DATABASE_URL !== undefined;
 const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
   version: string;
 };
@@ -29,7 +29,7 @@ const messages = (lines: LogLine[]) => lines.map((line) => `${line.level} ${line
  * The built service as `npm start` runs it: configuration, the embedded database on disk, its lock.
  * None of this depends on the database under test, so it runs with the embedded suites only.
  */
-(onServer ? describe.skip : describe)('Booting the built service', () => {
+describeOn('embedded', 'Booting the built service', () => {
   let dataDir: string;
   const embedded = (extra: Record<string, string> = {}) => ({
     DATABASE_URL: undefined,
@@ -172,7 +172,7 @@ const messages = (lines: LogLine[]) => lines.map((line) => `${line.level} ${line
   });
 });
 
-(onServer ? describe : describe.skip)('Booting the built service on a server', () => {
+describeOn('postgres', 'Booting the built service on a server', () => {
   it('runs on the PostgreSQL server of DATABASE_URL and says what it uses, never the password', async () => {
     await withFreshDatabase(async (url) => {
       const withPassword = new URL(url);

@@ -5,7 +5,6 @@ import { analysedText, extractionAnswer, llmAnswer } from './support/fake-llm';
 import { startTestApp, TestApp } from './support/test-app';
 
 const LLM_ENV = (llm: FakeOpenAI, upstream: FakeOpenAI) => ({
-  LOG_LEVEL: 'error', // failed tries are logged as warnings: expected here
   EXTRACTOR: 'llm',
   LLM_BASE_URL: llm.url,
   LLM_API_KEY: 'sk-llm',

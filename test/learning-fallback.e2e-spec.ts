@@ -9,7 +9,6 @@ import { startTestApp, TestApp } from './support/test-app';
 const PROSE = llmAnswer('Sure! The user seems to be called Anna and she lives in Lisbon. Anything else?');
 
 const env = (llm: FakeOpenAI, upstream: FakeOpenAI, extra: Record<string, string> = {}) => ({
-  LOG_LEVEL: 'error', // failed tries are logged as warnings: expected here
   EXTRACTOR: 'llm',
   LLM_BASE_URL: llm.url,
   LLM_API_KEY: 'sk-llm',
@@ -55,7 +54,10 @@ describe('learning when the LLM fails', () => {
 
   async function learningOf(t: TestApp, profileId: string) {
     const response = await t.api().get(`/api/profiles/${profileId}`).expect(200);
-    return response.body as { profile: { traits: Array<{ key: string; value: unknown }> }; learning: LooseJson };
+    return response.body as {
+      profile: { traits: Array<{ key: string; value: unknown }> };
+      learning: LooseJson;
+    };
   }
 
   describe('with the rules as fallback (the default)', () => {
