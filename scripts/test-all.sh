@@ -6,9 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-report=$(mktemp)
-trap 'rm -f "$report"' EXIT
-
 echo "== type check and build =="
 npx tsc --noEmit &
 typecheck=$!
@@ -17,7 +14,4 @@ wait "$typecheck"
 
 echo "== tests: unit, end-to-end on the embedded database and on PostgreSQL =="
 NODE_OPTIONS="--experimental-vm-modules --disable-warning=ExperimentalWarning" npx jest --config test/jest.config.js \
-  --maxWorkers="${TEST_WORKERS:-3}" --json --outputFile="$report" "$@"
-
-echo "== all suites =="
-node scripts/jest-summary.js "$report"
+  --maxWorkers="${TEST_WORKERS:-3}" --reporters=default --reporters="$PWD/scripts/jest-summary.js" "$@"

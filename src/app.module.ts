@@ -9,6 +9,7 @@ import { JobLeasesModule } from './database/job-leases.module';
 import { EmbeddingsModule } from './embeddings/embeddings.module';
 import { ExtractionModule } from './extraction/extraction.module';
 import { HealthModule } from './health/health.module';
+import { HomeModule } from './home/home.module';
 import { IngestModule } from './ingest/ingest.module';
 import { LoggingModule } from './logging/logging.module';
 import { MemoryDecayModule } from './memories/memory-decay.module';
@@ -34,6 +35,7 @@ import { UpstreamModule } from './upstream/upstream.module';
     CommonModule,
     RequestPipelineModule,
     HealthModule,
+    HomeModule,
     ProfilesModule,
     ProfileDataModule,
     TraitsModule,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expectEnvelope } from './support/factories';
+import { servedRoutes } from './support/served-routes';
 import { startTestApp, TestApp } from './support/test-app';
 
 const API_KEY = 'test-key-0123456789-abcdefghij';
@@ -63,7 +64,8 @@ describe('API key and documentation', () => {
     expect(res.body.total).toBe(0);
   });
 
-  it('keeps /health, /ready and the docs public', async () => {
+  it('keeps /health, /ready and the docs public, and the root leads to the docs', async () => {
+    await t.api().get('/').expect(302).expect('Location', '/docs');
     await t.api().get('/health').expect(200);
     await t.api().get('/ready').expect(200);
     await t.api().get('/docs-json').expect(200);
@@ -165,20 +167,3 @@ describe('API key and documentation', () => {
     });
   });
 });
-
-function servedRoutes(t: TestApp): string[] {
-  const router = (t.app.getHttpAdapter().getInstance() as { router: { stack: Layer[] } }).router;
-  const routes: string[] = [];
-  for (const layer of router.stack) {
-    // a wildcard is the catch-all under which Nest runs module middleware (the logger's), not a route
-    if (!layer.route || layer.route.path.includes('*')) continue;
-    const path = layer.route.path.replace(/:(\w+)/g, '{$1}');
-    if (path.startsWith('/docs')) continue;
-    for (const method of Object.keys(layer.route.methods)) routes.push(`${method.toUpperCase()} ${path}`);
-  }
-  return routes;
-}
-
-interface Layer {
-  route?: { path: string; methods: Record<string, boolean> };
-}

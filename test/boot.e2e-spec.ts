@@ -5,8 +5,8 @@ import { Client } from 'pg';
 import { MIGRATIONS } from '../src/database/data-source-options';
 import { ChildService, LogLine } from './support/child-service';
 import { withFreshDatabase } from './support/fresh-database';
+import { describeOn } from './support/databases';
 
-const onServer = process.env.DATABASE_URL !== undefined;
 const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
   version: string;
 };
@@ -29,7 +29,7 @@ const messages = (lines: LogLine[]) => lines.map((line) => `${line.level} ${line
  * The built service as `npm start` runs it: configuration, the embedded database on disk, its lock.
  * None of this depends on the database under test, so it runs with the embedded suites only.
  */
-(onServer ? describe.skip : describe)('Booting the built service', () => {
+describeOn('embedded', 'Booting the built service', () => {
   let dataDir: string;
   const embedded = (extra: Record<string, string> = {}) => ({
     DATABASE_URL: undefined,
@@ -172,7 +172,7 @@ const messages = (lines: LogLine[]) => lines.map((line) => `${line.level} ${line
   });
 });
 
-(onServer ? describe : describe.skip)('Booting the built service on a server', () => {
+describeOn('postgres', 'Booting the built service on a server', () => {
   it('runs on the PostgreSQL server of DATABASE_URL and says what it uses, never the password', async () => {
     await withFreshDatabase(async (url) => {
       const withPassword = new URL(url);
@@ -195,7 +195,8 @@ const messages = (lines: LogLine[]) => lines.map((line) => `${line.level} ${line
         `info applying ${MIGRATIONS.length} migrations`,
         expect.stringMatching(`^info applied ${MIGRATIONS.length} migrations`),
         'info upstream: openai API at 127.0.0.1:9; extractor: llm, each conversation turn and ingested ' +
-          'text is sent to tiny-model at 127.0.0.1:9 to learn from it',
+          "text is sent to tiny-model at 127.0.0.1:9 to learn from it; when the LLM's last try on a turn " +
+          'fails, the rules learn from it instead; GET /api/profiles/{id} shows its learning state',
         expect.stringMatching(
           `^warn SERVICE_API_KEY is not set and the service listens on 0.0.0.0: anyone who can reach port ${service.port} `,
         ),

@@ -1,6 +1,7 @@
 import type { QueryRunner } from 'typeorm';
 import { expectEnvelope, makeMemory, makeProfile } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
+import { describeOn } from './support/databases';
 
 const onServer = process.env.DATABASE_URL !== undefined;
 
@@ -43,10 +44,8 @@ describe('A starved database pool', () => {
   });
 });
 
-const describeOnServer = onServer ? describe : describe.skip;
-
 /** The context statement's own pool on a server is DATABASE_CONTEXT_POOL_SIZE connections. */
-describeOnServer('The context statement pool (skipped without DATABASE_URL)', () => {
+describeOn('postgres', 'The context statement pool', () => {
   let t: TestApp;
 
   beforeAll(async () => {

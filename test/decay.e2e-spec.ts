@@ -3,6 +3,7 @@ import { Clock } from '../src/common/clock';
 import { DECAY_FLOOR, MemoryDecayService } from '../src/memories/memory-decay.service';
 import { makeMemory, makeProfile } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
+import { describeOn } from './support/databases';
 
 const DAY_MS = 86_400_000;
 
@@ -98,7 +99,7 @@ describe('memory decay', () => {
   });
 });
 
-(process.env.DATABASE_URL ? describe : describe.skip)('memory decay run by two replicas at once', () => {
+describeOn('postgres', 'memory decay run by two replicas at once', () => {
   let t: TestApp;
   let other: Client;
 

@@ -225,6 +225,12 @@ describe('Packaging files', () => {
       );
       expect(app.read_only).toBe(true);
     });
+
+    it('has an .env.example beside it with every variable it reads, and no other', () => {
+      const read = [...readText(ROOT, 'docker-compose.yml').matchAll(/\$\{(\w+)/g)].map((match) => match[1]);
+      const example = [...readText(ROOT, '.env.example').matchAll(/^(\w+)=/gm)].map((match) => match[1]);
+      expect([...new Set(example)].sort()).toEqual([...new Set(read)].sort());
+    });
   });
 
   describe('Dockerfile', () => {

@@ -1,3 +1,4 @@
+// @database embedded
 import type { Pool } from 'pg';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { EMBEDDED_DATABASE } from '../src/database/database.module';
@@ -7,13 +8,11 @@ import type { EmbeddedPgConnection } from '../src/database/embedded-pg-connectio
 import { makeProfile } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
-const onServer = process.env.DATABASE_URL !== undefined;
-
 /**
  * node-postgres talks to the embedded database through EmbeddedPgConnection: a query's messages reach
  * PGlite in one call, errors come back as node-postgres expects them, and the connection goes on.
  */
-(onServer ? describe.skip : describe)('The connection to the embedded database', () => {
+describe('The connection to the embedded database', () => {
   let t: TestApp;
   let calls: number;
   let restore: () => void;

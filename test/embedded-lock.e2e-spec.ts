@@ -1,10 +1,9 @@
+// @database embedded
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChildService } from './support/child-service';
-
-const onServer = process.env.DATABASE_URL !== undefined;
 
 /**
  * How to run a process as PID 1 of a new PID namespace, as in a container: `unshare --pid --fork`
@@ -46,7 +45,7 @@ const createProfile = (service: ChildService, externalId: string) =>
   });
 
 /** The embedded database's directory lock against real processes. */
-(onServer ? describe.skip : describe)('The DATA_DIR lock of the built service', () => {
+describe('The DATA_DIR lock of the built service', () => {
   let dataDir: string;
   const env = () => ({ DATABASE_URL: undefined, DATA_DIR: dataDir });
 

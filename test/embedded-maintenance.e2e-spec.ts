@@ -1,7 +1,6 @@
+// @database embedded
 import { makeProfile } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
-
-const onServer = process.env.DATABASE_URL !== undefined;
 
 interface TableState {
   rows: number;
@@ -14,7 +13,7 @@ interface TableState {
  * that the planner knows their sizes and deleted rows are reclaimed. A server's own autovacuum does that
  * there (not tested: it is PostgreSQL's).
  */
-(onServer ? describe.skip : describe)('embedded database table upkeep', () => {
+describe('embedded database table upkeep', () => {
   let t: TestApp;
 
   beforeAll(async () => {

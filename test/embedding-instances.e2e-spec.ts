@@ -1,3 +1,4 @@
+// @database postgres
 import { EmbeddingIndexer } from '../src/embeddings/embedding-indexer';
 import { MEMORIES_STORED } from '../src/memories/memory-events';
 import { EventEmitter2 } from '@nestjs/event-emitter';
@@ -5,11 +6,9 @@ import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { startTestApp, TestApp } from './support/test-app';
 
 // Two replicas need one PostgreSQL server: `DATABASE_URL=postgres://... npm run test:e2e`.
-const onServer = process.env.DATABASE_URL !== undefined;
-const describeOnServer = onServer ? describe : describe.skip;
 const MEMORIES = 150;
 
-describeOnServer('two app instances embedding one database (skipped without DATABASE_URL)', () => {
+describe('two app instances embedding one database', () => {
   let fake: FakeOpenAI;
   let apps: TestApp[] = [];
 
@@ -24,7 +23,6 @@ describeOnServer('two app instances embedding one database (skipped without DATA
 
   it('embeds every memory once when one replica is told of them and the other sweeps at the same time', async () => {
     const env = {
-      LOG_LEVEL: 'error',
       EMBEDDINGS_MODEL: 'fake-embedding',
       EMBEDDINGS_BASE_URL: fake.url,
       EMBEDDINGS_API_KEY: 'sk-embed',

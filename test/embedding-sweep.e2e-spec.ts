@@ -16,7 +16,6 @@ describe('The embedding sweep', () => {
   beforeAll(async () => {
     fake = await startFakeOpenAI({ embeddingDimensions: 8 });
     t = await startTestApp({
-      LOG_LEVEL: 'error',
       EMBEDDINGS_MODEL: 'fake-embedding',
       EMBEDDINGS_BASE_URL: fake.url,
       EMBEDDINGS_API_KEY: 'sk-embed',

@@ -47,7 +47,6 @@ describe('durable background extraction across a crash', () => {
       EXTRACTION_SWEEP_INTERVAL_MS: '0',
       // on the server the killed process's claim must run out before the batch is taken over
       EXTRACTION_LEASE_MS: '2000',
-      LOG_LEVEL: 'error',
     });
     await service.ready();
     return service;

@@ -1,3 +1,4 @@
+// @database postgres
 import { ExtractionQueue } from '../src/extraction/extraction-queue';
 import { ExtractionWorker } from '../src/extraction/extraction-worker';
 import { startSlowLlm } from './support/fake-llm';
@@ -7,10 +8,8 @@ const PROFILES = 12;
 
 // Two processes cannot share an embedded database (its data directory is locked to one process), so
 // this needs a PostgreSQL server: `DATABASE_URL=postgres://... npm run test:e2e`.
-const onServer = process.env.DATABASE_URL !== undefined;
-const describeOnServer = onServer ? describe : describe.skip;
 
-describeOnServer('two app instances on one PostgreSQL server (skipped without DATABASE_URL)', () => {
+describe('two app instances on one PostgreSQL server', () => {
   let llm: Awaited<ReturnType<typeof startSlowLlm>>;
   let apps: TestApp[] = [];
 
@@ -29,7 +28,6 @@ describeOnServer('two app instances on one PostgreSQL server (skipped without DA
 
   async function startInstances(extraEnv: Record<string, string> = {}): Promise<TestApp[]> {
     const env = {
-      LOG_LEVEL: 'error',
       EXTRACTOR: 'llm',
       LLM_BASE_URL: llm.url,
       LLM_API_KEY: 'sk-llm',

@@ -5,7 +5,6 @@ import { analysedText, extractionAnswer, llmAnswer } from './support/fake-llm';
 import { startTestApp, TestApp } from './support/test-app';
 
 const LLM_ENV = (llm: FakeOpenAI, upstream: FakeOpenAI) => ({
-  LOG_LEVEL: 'error', // failed tries are logged as warnings: expected here
   EXTRACTOR: 'llm',
   LLM_BASE_URL: llm.url,
   LLM_API_KEY: 'sk-llm',
@@ -13,6 +12,7 @@ const LLM_ENV = (llm: FakeOpenAI, upstream: FakeOpenAI) => ({
   UPSTREAM_API_KEY: 'sk-upstream',
   EXTRACTION_LLM_ATTEMPTS: '1',
   EXTRACTION_MAX_ATTEMPTS: '2',
+  EXTRACTION_RULES_FALLBACK: 'false', // these tests follow the LLM's failures to the end (learning-fallback: the rules)
   EXTRACTION_SWEEP_INTERVAL_MS: '0',
   EXTRACTION_BACKOFF_MS: '0',
 });

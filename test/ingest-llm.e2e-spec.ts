@@ -21,7 +21,6 @@ describe('POST /api/profiles/:id/ingest (LLM extractor)', () => {
   beforeAll(async () => {
     llm = await startFakeOpenAI();
     t = await startTestApp({
-      LOG_LEVEL: 'error', // dropped items and retries are logged as warnings: expected here
       EXTRACTOR: 'llm',
       LLM_BASE_URL: llm.url,
       LLM_API_KEY: 'sk-llm',

@@ -13,6 +13,23 @@ const typescript = {
   transform: require('./setup/swc-transform'),
 };
 
+/**
+ * The end-to-end files that apply to the other database only (a line `// @database embedded` or
+ * `// @database postgres` in the file; test/support/databases.ts): a project leaves them out, so
+ * that no suite is skipped for want of its database.
+ */
+function filesOfOtherDatabase(database) {
+  const { readdirSync, readFileSync } = require('node:fs');
+  const dir = require('node:path').join(root, 'test');
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.e2e-spec.ts'))
+    .filter((name) => {
+      const marked = /^\/\/ @database (embedded|postgres)$/m.exec(readFileSync(`${dir}/${name}`, 'utf8'));
+      return marked !== null && marked[1] !== database;
+    })
+    .map((name) => `<rootDir>/test/${name.replace(/\./g, '\\.')}$`);
+}
+
 const endToEnd = {
   ...typescript,
   rootDir: root,
@@ -31,12 +48,14 @@ module.exports = {
       ...typescript,
       displayName: 'unit',
       rootDir: root,
+      setupFiles: ['<rootDir>/test/setup/unit.js'],
       testEnvironment: 'node',
       testRegex: 'src/.*\\.spec\\.ts$',
     },
     {
       ...endToEnd,
       displayName: 'embedded',
+      testPathIgnorePatterns: ['/node_modules/', ...filesOfOtherDatabase('embedded')],
       globalSetup: '<rootDir>/test/setup/embedded-template.ts',
       globalTeardown: '<rootDir>/test/setup/embedded-template-teardown.ts',
       setupFiles: ['<rootDir>/test/setup/common.js', '<rootDir>/test/setup/embedded.js'],
@@ -44,6 +63,7 @@ module.exports = {
     {
       ...endToEnd,
       displayName: 'postgres',
+      testPathIgnorePatterns: ['/node_modules/', ...filesOfOtherDatabase('postgres')],
       globalSetup: '<rootDir>/test/setup/postgres-databases.ts',
       globalTeardown: '<rootDir>/test/setup/postgres-databases-teardown.ts',
       setupFiles: ['<rootDir>/test/setup/common.js', '<rootDir>/test/setup/postgres.js'],

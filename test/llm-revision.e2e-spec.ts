@@ -13,7 +13,6 @@ describe('memory revision by the LLM extractor', () => {
     upstream = await startFakeOpenAI();
     llm = await startFakeOpenAI();
     t = await startTestApp({
-      LOG_LEVEL: 'error',
       EXTRACTOR: 'llm',
       LLM_BASE_URL: llm.url,
       LLM_API_KEY: 'sk-llm',

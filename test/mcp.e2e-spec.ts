@@ -160,7 +160,7 @@ describe('MCP server at /mcp (official MCP SDK client)', () => {
     expect((await client.listTools()).tools).toHaveLength(TOOLS.length);
     const result = await callTool(client, 'get_profile', {});
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/^missing_user_id: .*X-Service-Id/);
+    expect(textOf(result)).toBe('missing_user_id: No user id: send X-Service-Id.');
   });
 
   it('is behind the API key, and takes POST only', async () => {
@@ -177,8 +177,13 @@ describe('MCP server at /mcp (official MCP SDK client)', () => {
     });
     expect(unauthorised.status).toBe(401);
     expectEnvelope(await unauthorised.json(), 'missing_api_key');
-    const get = await fetch(`${t.url}/mcp`, { headers: { authorization: `Bearer ${SERVICE_KEY}` } });
-    expect(get.status).toBe(405);
-    expectEnvelope(await get.json(), 'method_not_allowed');
+    for (const method of ['GET', 'DELETE']) {
+      const refused = await fetch(`${t.url}/mcp`, {
+        method,
+        headers: { authorization: `Bearer ${SERVICE_KEY}` },
+      });
+      expect({ method, status: refused.status }).toEqual({ method, status: 405 });
+      expectEnvelope(await refused.json(), 'method_not_allowed');
+    }
   });
 });

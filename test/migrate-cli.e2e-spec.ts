@@ -1,3 +1,4 @@
+// @database postgres
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -6,8 +7,6 @@ import { MIGRATIONS } from '../src/database/data-source-options';
 import { withFreshDatabase } from './support/fresh-database';
 
 const CLI = join(__dirname, '..', 'dist', 'src', 'database', 'migrate-cli.js');
-const onServer = process.env.DATABASE_URL !== undefined;
-const describeOnServer = onServer ? describe : describe.skip;
 
 function runCli(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -22,8 +21,8 @@ function runCli(env: Record<string, string>): Promise<{ code: number | null; std
   });
 }
 
-/** The built migration command that the Helm chart's Job runs (skipped without DATABASE_URL). */
-describeOnServer('migrate-cli (the Helm migration Job)', () => {
+/** The built migration command that the Helm chart's Job runs. */
+describe('migrate-cli (the Helm migration Job)', () => {
   it('applies every migration once, then finds nothing to do', async () => {
     await withFreshDatabase(async (url) => {
       expect(await runCli({ DATABASE_URL: url })).toEqual({ code: 0, stderr: '' });

@@ -6,9 +6,8 @@ import { MemoryTouches } from '../src/memories/memory-touches';
 import { makeMemory, makeProfile } from './support/factories';
 import { parsePrometheusText, valueOf } from './support/prometheus-text';
 import { startTestApp, TestApp } from './support/test-app';
+import { describeOn } from './support/databases';
 
-const onServer = process.env.DATABASE_URL !== undefined;
-const describeOnServer = onServer ? describe : describe.skip;
 const QUESTION = 'What should I cook tonight?';
 
 async function standing(t: TestApp): Promise<Record<'held' | 'trusted' | 'sent', number>> {
@@ -170,7 +169,7 @@ describe('Held contexts and the profile change feed', () => {
 });
 
 /** Replicas on one server hear each other's changes; a replica that cannot hear them asks the database. */
-describeOnServer('Held contexts across replicas (skipped without DATABASE_URL)', () => {
+describeOn('postgres', 'Held contexts across replicas', () => {
   let writer: TestApp;
   let reader: TestApp;
   let outside: Client;

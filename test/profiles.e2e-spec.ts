@@ -180,6 +180,15 @@ describe('Profiles API', () => {
       expect(recentMemories).toHaveLength(10);
       expect(recentMemories[0].content).toBe('fact number 11');
       expect(recentMemories[9].content).toBe('fact number 2');
+      expect(byId.body.learning).toEqual({
+        extractor: 'heuristic',
+        rulesFallback: true,
+        pendingMessages: 0,
+        failedMessages: 0,
+        fellBackMessages: 0,
+        lastError: null,
+        lastErrorAt: null,
+      });
       expect(Object.keys(recentMemories[0]).sort()).toEqual([
         'content',
         'createdAt',

@@ -1,3 +1,4 @@
+// @database postgres
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -5,7 +6,6 @@ import { ChildService } from './support/child-service';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { withFreshDatabase } from './support/fresh-database';
 
-const onServer = process.env.DATABASE_URL !== undefined;
 const README = join(__dirname, '..', 'README.md');
 /** Marks a bash block of the README that this test runs; an HTML comment, invisible once rendered. */
 const MARKER = '<!-- tour -->';
@@ -73,7 +73,7 @@ function runBash(script: string): Promise<{ code: number | null; stdout: string;
 }
 
 /** The README's tour, run top to bottom against the built service, so that it cannot drift. */
-(onServer ? describe : describe.skip)('The README tour', () => {
+describe('The README tour', () => {
   let fake: FakeOpenAI;
 
   beforeAll(async () => {

@@ -4,8 +4,7 @@ import { CompletedTurn, TurnRecorder } from '../src/messages/turn-recorder';
 import { makeMemory, makeProfile } from './support/factories';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { startTestApp, TestApp } from './support/test-app';
-
-const onServer = process.env.DATABASE_URL !== undefined;
+import { describeOn } from './support/databases';
 
 /** A completed turn of the profile with this user text (its request id), not to be learnt from. */
 function completedTurn(profileId: string, text: string): CompletedTurn {
@@ -190,7 +189,7 @@ describe('The bound of the queue of turns to store', () => {
   });
 });
 
-(onServer ? describe : describe.skip)('Turn recording on a server, with other sessions in the way', () => {
+describeOn('postgres', 'Turn recording on a server, with other sessions in the way', () => {
   let fake: FakeOpenAI;
   let t: TestApp;
   let other: Client;

@@ -8,7 +8,7 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
  * own from the start. Express otherwise gives each request and response its prototype
  * (`Object.setPrototypeOf`) when it starts handling them: objects that change prototype after they
  * were built make V8's inline caches in Node's HTTP code, Express and everything after them miss, and
- * that cost a proxied chat about a quarter of its CPU (bench/ab-chat, docs/BENCHMARKS.md). Express's
+ * that cost a proxied chat about a quarter of its CPU (bench/tools/ab-chat.ts). Express's
  * own assignment is then a no-op, since the prototype is already the one it sets.
  *
  * HTTPS and `forceCloseConnections`, which the service does not use, keep Nest's own server.

@@ -103,6 +103,11 @@ export interface ExtractionSettings {
   concurrency: number;
   /** Background tries of one message before it is given up (extracted_at set, extraction_error kept). */
   maxAttempts: number;
+  /**
+   * After the LLM's last failed try on a batch (its last background attempt, or a failure that trying
+   * again cannot mend), the heuristic rules learn from the batch instead of giving it up.
+   */
+  rulesFallback: boolean;
   /** Pause before a failed batch is tried again; it doubles with every failure, up to an hour. */
   backoffMs: number;
   /**
@@ -247,6 +252,7 @@ function readConfig(env: Env): AppConfig {
       sweepIntervalMs: read.integer('EXTRACTION_SWEEP_INTERVAL_MS', 30_000, 0, 86_400_000),
       concurrency: read.integer('EXTRACTION_CONCURRENCY', 2, 1, 64),
       maxAttempts: read.integer('EXTRACTION_MAX_ATTEMPTS', 5, 1, 100),
+      rulesFallback: read.flag('EXTRACTION_RULES_FALLBACK', true),
       backoffMs: read.integer('EXTRACTION_BACKOFF_MS', 30_000, 0, 3_600_000),
       leaseMs: read.integer('EXTRACTION_LEASE_MS', 30_000, 1_000, 3_600_000),
       yieldMaxMs: read.integer('EXTRACTION_YIELD_MAX_MS', 30_000, 0, 3_600_000),

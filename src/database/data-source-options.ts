@@ -13,6 +13,7 @@ import { ProfileChangeNotifications1764600000000 } from './migrations/1764600000
 import { MemoryTouchesUnannounced1764700000000 } from './migrations/1764700000000-memory-touches-unannounced';
 import { SupersessionChains1764800000000 } from './migrations/1764800000000-supersession-chains';
 import { HistoryPurge1764810000000 } from './migrations/1764810000000-history-purge';
+import { ExtractionFallback1765200000000 } from './migrations/1765200000000-extraction-fallback';
 import { ApplicationsKeysAudit1766000000000 } from './migrations/1766000000000-applications-keys-audit';
 import { TurnInjectedContext1767000000000 } from './migrations/1767000000000-turn-injected-context';
 import { EmbeddedDatabase } from './embedded-database';
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   MemoryTouchesUnannounced1764700000000,
   SupersessionChains1764800000000,
   HistoryPurge1764810000000,
+  ExtractionFallback1765200000000,
   ApplicationsKeysAudit1766000000000,
   TurnInjectedContext1767000000000,
 ];

@@ -23,6 +23,8 @@ export interface ClaimedBatch {
   userMessages: Array<{ id: string; content: string }>;
   /** The per-request trait schemas of the turns in the batch (they all have the same). */
   traitOverrides: RequestTraitSchema[];
+  /** Failed extractions of the batch so far (its messages all have the same count). */
+  attempts: number;
   /** Whether ready messages of the profile were left for a later batch when this one was claimed. */
   more: boolean;
 }
@@ -34,6 +36,9 @@ export interface ExtractionStatus {
   /** Messages given up after their last attempt failed (requeue them to try again). */
   failed: number;
 }
+
+/** Given up: done, with the error of its last failed attempt kept, and not learnt by the rules instead. */
+const GIVEN_UP = 'extracted_at IS NOT NULL AND extraction_error IS NOT NULL AND NOT extraction_fell_back';
 
 /** Rolls back a claim that found part of its batch taken by another process meanwhile. */
 class ClaimLostError extends Error {}
@@ -51,7 +56,8 @@ interface PendingRow {
 
 /**
  * The to-do list of background extraction, in the messages table: a message is pending while
- * `extracted_at` is null, and done when it is set (with `extraction_error` kept when it was given up).
+ * `extracted_at` is null, and done when it is set (with `extraction_error` kept when it was given up,
+ * or when the rules learnt it after the LLM's last failed try: `extraction_fell_back`).
  *
  * Work is claimed by leases on the rows, never by holding a connection: a process claims a profile's
  * next batch in one short transaction (the profile row is locked with SKIP LOCKED while the claim is
@@ -157,8 +163,22 @@ export class ExtractionQueue {
    * rolled-back transaction, when the claim is no longer ours (it ran out and another process took the
    * batch) or a message is gone. A batch read in place has no claim: its messages must be under no live
    * claim of anyone (a dead process's expired claim is cleared; one renewed meanwhile keeps them).
+   * `fellBackAfter` is the LLM's error when the rules learnt the batch instead: it is kept, with when.
    */
-  async complete(manager: EntityManager, batch: ClaimedBatch): Promise<boolean> {
+  async complete(manager: EntityManager, batch: ClaimedBatch, fellBackAfter?: string): Promise<boolean> {
+    if (fellBackAfter !== undefined && batch.token !== null) {
+      const { rowCount } = await queryInTransaction(
+        manager,
+        'extraction-complete-fell-back-v1',
+        `UPDATE messages
+         SET extracted_at = now(), extraction_error = $3, extraction_failed_at = now(),
+             extraction_fell_back = true, extraction_attempts = extraction_attempts + 1,
+             claimed_until = NULL, claim_token = NULL
+         WHERE id = ANY($1::uuid[]) AND claim_token = $2 AND extracted_at IS NULL`,
+        [batch.messageIds, batch.token, fellBackAfter.slice(0, 1000)],
+      );
+      return rowCount === batch.messageIds.length;
+    }
     const { rowCount } =
       batch.token === null
         ? await queryInTransaction(
@@ -187,7 +207,7 @@ export class ExtractionQueue {
   async fail(batch: ClaimedBatch, error: string, maxAttempts: number, backoffMs: number): Promise<void> {
     await this.dataSource.query(
       `UPDATE messages
-       SET extraction_attempts = extraction_attempts + 1, extraction_error = $3,
+       SET extraction_attempts = extraction_attempts + 1, extraction_error = $3, extraction_failed_at = now(),
            extracted_at = CASE WHEN extraction_attempts + 1 >= $4 THEN now() END,
            next_attempt_at = now() + make_interval(secs => least($5::float8 * power(2, extraction_attempts), $6) / 1000),
            claimed_until = NULL, claim_token = NULL
@@ -228,8 +248,9 @@ export class ExtractionQueue {
   async requeueFailed(profileId: string): Promise<number> {
     const [, requeued]: [unknown[], number] = await this.dataSource.query(
       `UPDATE messages
-       SET extracted_at = NULL, extraction_error = NULL, extraction_attempts = 0, next_attempt_at = now()
-       WHERE profile_id = $1 AND extracted_at IS NOT NULL AND extraction_error IS NOT NULL`,
+       SET extracted_at = NULL, extraction_error = NULL, extraction_failed_at = NULL, extraction_attempts = 0,
+           next_attempt_at = now()
+       WHERE profile_id = $1 AND ${GIVEN_UP}`,
       [profileId],
     );
     return requeued;
@@ -240,7 +261,7 @@ export class ExtractionQueue {
       await this.dataSource.query(
         `SELECT count(*) FILTER (WHERE extracted_at IS NULL)::int AS pending,
               count(*) FILTER (WHERE extracted_at IS NULL AND next_attempt_at > now())::int AS backing_off,
-              count(*) FILTER (WHERE extracted_at IS NOT NULL AND extraction_error IS NOT NULL)::int AS failed
+              count(*) FILTER (WHERE ${GIVEN_UP})::int AS failed
        FROM messages WHERE profile_id = $1`,
         [profileId],
       );
@@ -255,6 +276,7 @@ function batchOf(profileId: string, token: string | null, rows: PendingRow[]): O
   const batch: Omit<ClaimedBatch, 'more'> = {
     profileId,
     token,
+    attempts: first.extraction_attempts,
     messageIds: [],
     userMessages: [],
     traitOverrides: first.trait_overrides ?? [],

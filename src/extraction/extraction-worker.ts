@@ -18,7 +18,7 @@ import { ExtractionOutcome, MetricsService } from '../metrics/metrics.service';
 import { applyRequestSchemas } from '../traits/request-trait-schemas';
 import { TraitSchemaRegistry } from '../traits/trait-schema-registry';
 import { ConcurrencyLimiter } from './concurrency-limiter';
-import { ExtractionAbortedError } from './extraction-errors';
+import { ExtractionAbortedError, ExtractionFailedError } from './extraction-errors';
 import { ContextService } from '../context/context.service';
 import { AppliedExtraction, ExtractionService } from './extraction.service';
 import type { ExtractionResult } from './extraction-types';
@@ -35,7 +35,7 @@ const MAX_BATCHES_PER_RUN = 200;
 /** Slack after a claim runs out before the sweep that takes the batch over looks again. */
 const TAKEOVER_SLACK_MS = 100;
 
-type BatchOutcome = 'changed' | 'unchanged' | 'failed' | 'stopped';
+type BatchOutcome = 'changed' | 'unchanged' | 'fellBack' | 'failed' | 'stopped';
 
 /** The batch is no longer this process's to apply: another took it over, or completed it. */
 class BatchTakenError extends Error {}
@@ -48,6 +48,7 @@ interface ExtractedBatch {
 const METRIC_OUTCOME: Record<BatchOutcome, ExtractionOutcome> = {
   changed: 'success',
   unchanged: 'success',
+  fellBack: 'fallback',
   failed: 'failure',
   stopped: 'aborted',
 };
@@ -63,7 +64,8 @@ const METRIC_OUTCOME: Record<BatchOutcome, ExtractionOutcome> = {
  * (ExtractionQueue.extractInPlace). On the LLM's path the claim is renewed every third
  * of EXTRACTION_LEASE_MS while the run works, so a killed process's batch is taken over soon after its
  * claim runs out: a sweep that finds work claimed by another process looks again when that claim ends. A failure is counted on the batch, which then waits
- * (EXTRACTION_BACKOFF_MS, doubling) before a sweep tries it again, up to EXTRACTION_MAX_ATTEMPTS.
+ * (EXTRACTION_BACKOFF_MS, doubling) before a sweep tries it again, up to EXTRACTION_MAX_ATTEMPTS; after
+ * the LLM's last failed try the heuristic rules learn from the batch instead (EXTRACTION_RULES_FALLBACK).
  * Sweeps run at boot and every EXTRACTION_SWEEP_INTERVAL_MS. Before each claim a run yields to answers
  * while they keep the process busy (ServingLoad), for at most EXTRACTION_YIELD_MAX_MS from when it was
  * scheduled: under a burst the answers get the CPU and the stored messages wait, durably, in the queue.
@@ -198,7 +200,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
           : await this.claimAndExtract(profileId);
       if (done === null) break;
       this.metrics.observeExtractionBatch(METRIC_OUTCOME[done.outcome], started);
-      if (done.outcome === 'changed') changed = true;
+      if (done.outcome === 'changed' || done.outcome === 'fellBack') changed = true;
       // messages stored after the claim bring their own run (schedule), so a batch that took every
       // ready message is the last
       if (done.outcome === 'failed' || done.outcome === 'stopped' || !done.batch.more) break;
@@ -245,14 +247,18 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
     };
   }
 
-  /** Inside the apply transaction: marks the batch extracted if it is still ours, then stores the result. */
+  /**
+   * Inside the apply transaction: marks the batch extracted if it is still ours, then stores the result.
+   * `fellBackAfter`: the LLM's error, when the result is the rules' reading instead.
+   */
   private async applyBatch(
     manager: EntityManager,
     batch: ClaimedBatch,
     result: ExtractionResult,
     schemas: readonly TraitSchema[],
+    fellBackAfter?: string,
   ): Promise<AppliedExtraction> {
-    if (!(await this.queue.complete(manager, batch))) throw new BatchTakenError();
+    if (!(await this.queue.complete(manager, batch, fellBackAfter))) throw new BatchTakenError();
     const sourceIds = batch.userMessages.map((message) => message.id);
     return this.extraction.apply(manager, batch.profileId, result, schemas, sourceIds, 'extraction');
   }
@@ -284,17 +290,53 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
 
   /**
    * A batch whose extraction or apply threw: nothing to count when another process took it over or
-   * completed it, or its profile (and its messages) was deleted meanwhile; else a failed attempt is
-   * counted on it, and it waits before it is tried again.
+   * completed it, or its profile (and its messages) was deleted meanwhile. After the LLM's last failed
+   * try the rules learn from it (when EXTRACTION_RULES_FALLBACK is on); else a failed attempt is counted
+   * on it, and it waits before it is tried again, or is given up after its last.
    */
   private async failed(batch: ClaimedBatch, error: unknown): Promise<BatchOutcome> {
     if (error instanceof BatchTakenError || isForeignKeyViolation(error)) return 'unchanged';
+    const cause = error instanceof ExtractionFailedError ? error.failureCause : 'internal';
+    const description = `extraction of ${batch.messageIds.length} message(s) of profile ${batch.profileId} failed: ${errorMessage(error)}`;
+    if (this.isLlmsLastTry(batch, error)) {
+      try {
+        await this.learnWithRules(batch, errorMessage(error));
+        this.metrics.observeExtractionFailure(cause, true);
+        this.logger.warn(`${description}; the rules learnt from it instead`);
+        return 'fellBack';
+      } catch (fallbackError) {
+        if (fallbackError instanceof BatchTakenError || isForeignKeyViolation(fallbackError))
+          return 'unchanged';
+        this.logger.warn(`the rules could not learn from the batch either: ${errorMessage(fallbackError)}`);
+      }
+    }
+    this.metrics.observeExtractionFailure(cause, false);
     const { maxAttempts, backoffMs } = this.config.extraction;
     await this.queue.fail(batch, errorMessage(error), maxAttempts, backoffMs);
-    this.logger.warn(
-      `extraction of ${batch.messageIds.length} message(s) of profile ${batch.profileId} failed: ${errorMessage(error)}`,
-    );
+    this.logger.warn(description);
     return 'failed';
+  }
+
+  /**
+   * Whether the LLM will not be asked about this batch again: its extraction failed on the batch's last
+   * background attempt, or in a way that trying again cannot mend (a rejected request). Only the LLM's
+   * failures count: a batch whose apply failed is retried as it is.
+   */
+  private isLlmsLastTry(batch: ClaimedBatch, error: unknown): boolean {
+    if (!this.config.extraction.rulesFallback || batch.token === null) return false;
+    if (!(error instanceof ExtractionFailedError)) return false;
+    return !error.transient || batch.attempts + 1 >= this.config.extraction.maxAttempts;
+  }
+
+  /** The rules' reading of a claimed batch, applied and marked extracted with the LLM's error kept. */
+  private async learnWithRules(batch: ClaimedBatch, llmError: string): Promise<void> {
+    const { schemas, texts } = this.inputsOf(batch);
+    const result = this.extraction.extractConversationWithRules(texts, schemas);
+    const taken = () => new BatchTakenError();
+    const applied = await inProfileWrite(this.dataSource, batch.profileId, taken, (manager) =>
+      this.applyBatch(manager, batch, result, schemas, llmError),
+    );
+    this.extraction.announce(batch.profileId, applied);
   }
 
   /** Renews the batch's claim every third of the lease until the returned function is called. */

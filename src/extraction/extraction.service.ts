@@ -94,15 +94,19 @@ export class ExtractionService {
     signal: AbortSignal,
     known: readonly KnownMemory[] = [],
   ): Promise<ExtractionResult> {
+    if (this.mode === 'heuristic') return this.extractConversationWithRules(userMessages, schemas);
     if (userMessages.length === 0) return NOTHING;
-    if (this.mode === 'heuristic') {
-      return mergeExtractionResults(
-        userMessages.map((text) => extractHeuristically(text, schemas)),
-        schemas,
-      );
-    }
     const chunks = userMessages.flatMap((text) => splitIntoChunks(text, LLM_CHUNK_CHARS));
     return this.extractWithLlm(packChunks(chunks, LLM_CHUNK_CHARS), schemas, signal, known);
+  }
+
+  /** The heuristic rules' reading of a conversation's user messages, each message on its own. */
+  extractConversationWithRules(userMessages: string[], schemas: readonly TraitSchema[]): ExtractionResult {
+    if (userMessages.length === 0) return NOTHING;
+    return mergeExtractionResults(
+      userMessages.map((text) => extractHeuristically(text, schemas)),
+      schemas,
+    );
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { TraitSchema } from '../traits/trait-schema';
-import { ExtractionFailedError } from './extraction-errors';
+import { ExtractionFailedError, ExtractionFailureCause } from './extraction-errors';
 import { ExtractionResult, KnownMemory } from './extraction-types';
 import { LlmChat, LlmChatRequest } from './llm-chat';
 import {
@@ -48,6 +48,7 @@ export class LlmExtractor {
     for (;;) {
       const outcome = await this.chat.complete(request(messages, RESPONSE_FORMATS[format], schemas), signal);
       let reason: string;
+      let cause: ExtractionFailureCause;
       let retryAfterMs: number | undefined;
       switch (outcome.kind) {
         case 'answer': {
@@ -64,11 +65,16 @@ export class LlmExtractor {
             return parsed.result;
           }
           reason = `unusable answer: ${parsed.reason}`;
+          cause = 'unusable_answer';
           break;
         }
         case 'rejected':
           if (format === RESPONSE_FORMATS.length - 1) {
-            throw new ExtractionFailedError(`the LLM rejected the request (${outcome.detail})`, false);
+            throw new ExtractionFailedError(
+              `the LLM rejected the request (${outcome.detail})`,
+              false,
+              'rejected',
+            );
           }
           format++;
           if (/response_format|json_schema|json_object/i.test(outcome.detail)) {
@@ -80,14 +86,19 @@ export class LlmExtractor {
           continue;
         case 'transient':
           reason = outcome.reason;
+          cause = 'unavailable';
           retryAfterMs = outcome.retryAfterMs;
           break;
         case 'failed':
-          throw new ExtractionFailedError(`the LLM call failed (${outcome.reason})`, false);
+          throw new ExtractionFailedError(`the LLM call failed (${outcome.reason})`, false, 'call_failed');
       }
       failures++;
       if (failures >= this.retry.attempts) {
-        throw new ExtractionFailedError(`the LLM call failed ${failures} time(s); last: ${reason}`, true);
+        throw new ExtractionFailedError(
+          `the LLM call failed ${failures} time(s); last: ${reason}`,
+          true,
+          cause,
+        );
       }
       this.logger.warn(`LLM extraction try ${failures} failed (${reason}); retrying`);
       await sleep(backoffDelayMs(failures, this.retry.retryBaseMs, retryAfterMs), signal);

@@ -28,8 +28,12 @@ describe('the start-up lines', () => {
   it('says which model learning calls, and where, when an LLM key is set', () => {
     expect(describeModels(loadConfig({ UPSTREAM_API_KEY: 'sk-x' }))).toBe(
       'upstream: openai API at api.openai.com; extractor: llm, each conversation turn and ingested text ' +
-        'is sent to gpt-4o-mini at api.openai.com to learn from it',
+        "is sent to gpt-4o-mini at api.openai.com to learn from it; when the LLM's last try on a turn " +
+        'fails, the rules learn from it instead; GET /api/profiles/{id} shows its learning state',
     );
+    expect(
+      describeModels(loadConfig({ UPSTREAM_API_KEY: 'sk-x', EXTRACTION_RULES_FALLBACK: 'false' })),
+    ).toMatch(/the turn is given up \(EXTRACTION_RULES_FALLBACK=false\); GET \/api\/profiles\/\{id\} shows/);
     expect(
       describeModels(
         loadConfig({ LLM_BASE_URL: 'http://localhost:11434/v1', LLM_API_KEY: 'x', LLM_MODEL: 'llama3.2' }),

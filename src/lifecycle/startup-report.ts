@@ -32,7 +32,12 @@ export function describeModels(config: AppConfig): string {
   const llm = `${config.llm.model} at ${hostOf(config.llm.baseUrl)}`;
   let extractor: string;
   if (effectiveExtractor(config) === 'llm') {
-    extractor = `extractor: llm, each conversation turn and ingested text is sent to ${llm} to learn from it`;
+    const onFailure = config.extraction.rulesFallback
+      ? "when the LLM's last try on a turn fails, the rules learn from it instead"
+      : "when the LLM's last try on a turn fails, the turn is given up (EXTRACTION_RULES_FALLBACK=false)";
+    extractor =
+      `extractor: llm, each conversation turn and ingested text is sent to ${llm} to learn from it; ` +
+      `${onFailure}; GET /api/profiles/{id} shows its learning state`;
   } else if (config.extractor === 'heuristic') {
     extractor = 'extractor: heuristic (rules, no LLM calls)';
   } else {

@@ -28,22 +28,24 @@ export class HttpLogger {
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     const loggers = createLoggers(config);
     this.root = loggers.root;
-    this.middleware = requestLog(loggers.root, loggers.requestLines);
+    this.middleware = requestLog(loggers.root, loggers.requestLines, loggers.readable);
   }
 }
 
 /**
  * Gives the request its id and what its child logger is made from (`REQUEST_LOG`: `requestLogger` makes
  * it when the handling first logs, since most requests log nothing but their line and a child of the
- * censoring root costs a few µs), and writes the request's line when its response closes. The line's fields are serialised only when it is written.
+ * censoring root costs a few µs), and writes the request's line when its response closes. The line's
+ * fields are serialised only when it is written; `readable` (LOG_PRETTY) makes it one short text line.
  */
-export function requestLog(root: Logger, requestLines: Logger): RequestLogMiddleware {
+export function requestLog(root: Logger, requestLines: Logger, readable = false): RequestLogMiddleware {
   return (req, res, next) => {
     const started = Date.now();
     const requestId = assignRequestId(req, res);
     Object.assign(req, { id: requestId, [REQUEST_LOG]: { root, requestId } satisfies RequestLog });
     // a response closes once, whether it was sent whole or not
-    res.on('close', () => writeRequestLine(requestLines, requestId, req, res, Date.now() - started));
+    const write = readable ? writeReadableRequestLine : writeRequestLine;
+    res.on('close', () => write(requestLines, requestId, req, res, Date.now() - started));
     next();
   };
 }
@@ -85,6 +87,24 @@ function writeRequestLine(
 }
 
 /**
+ * The readable form of the request's line (LOG_PRETTY): `GET /health 200 2 ms req <id>`, at the same
+ * levels, with ` (not sent whole)` when the response was cut short.
+ */
+function writeReadableRequestLine(
+  log: Logger,
+  requestId: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  durationMs: number,
+): void {
+  const level = res.statusCode >= 500 ? 'warn' : 'info';
+  if (!log.isLevelEnabled(level)) return;
+  const url = (req as Request).originalUrl ?? req.url;
+  const cut = res.writableFinished ? '' : ' (not sent whole)';
+  log[level](`${req.method} ${url} ${res.statusCode} ${durationMs} ms req ${requestId}${cut}`);
+}
+
+/**
  * A pino logger as configured (LOG_LEVEL, LOG_PRETTY). The application's logger and the start-up logger
  * (createApp) are both made here; the start-up one writes synchronously, so that its lines come out
  * while the event loop is blocked (PGlite creating a database) and before the application logger's.
@@ -105,7 +125,7 @@ export function createRootLogger(config: AppConfig, { sync = false } = {}): Logg
 export function createLoggers(
   config: AppConfig,
   { sync = false, stream }: { sync?: boolean; stream?: DestinationStream } = {},
-): { root: Logger; requestLines: Logger } {
+): { root: Logger; requestLines: Logger; readable: boolean } {
   let options: LoggerOptions = {
     name: SERVICE_NAME,
     level: config.logLevel,
@@ -113,15 +133,18 @@ export function createLoggers(
     formatters: { level: (label) => ({ level: label }) },
   };
   let destination = stream ?? null;
+  let readable = false;
   if (!destination && config.logPretty) {
     destination = prettyPrinter();
+    readable = destination !== null;
     // pino-pretty reads numeric levels
-    if (destination) options = { ...options, formatters: undefined };
+    if (readable) options = { ...options, formatters: undefined };
   }
   destination ??= pino.destination({ dest: 1, sync });
   return {
     root: pino({ ...options, redact: { paths: REDACTED_PATHS, censor: REDACTED } }, destination),
     requestLines: pino(options, destination),
+    readable,
   };
 }
 

@@ -47,17 +47,27 @@ export class McpController {
     await transport.handleRequest(req, res, req.body);
   }
 
-  /** Not served: the server sends nothing unasked (GET) and keeps no sessions to end (DELETE). */
+  /** Not served: the server sends nothing unasked (no stream to open). */
   @Get()
+  @ApiResponse({ status: 405, description: '`method_not_allowed`', type: ErrorResponseDto })
+  openStream(): never {
+    throw postOnly();
+  }
+
+  /** Not served: the server keeps no sessions to end. */
   @Delete()
   @ApiResponse({ status: 405, description: '`method_not_allowed`', type: ErrorResponseDto })
-  notServed(): never {
-    throw new ApiError(
-      HttpStatus.METHOD_NOT_ALLOWED,
-      'method_not_allowed',
-      'The MCP endpoint takes POST only (stateless Streamable HTTP).',
-    );
+  endSession(): never {
+    throw postOnly();
   }
+}
+
+function postOnly(): ApiError {
+  return new ApiError(
+    HttpStatus.METHOD_NOT_ALLOWED,
+    'method_not_allowed',
+    'The MCP endpoint takes POST only (stateless Streamable HTTP).',
+  );
 }
 
 function toolUser(req: Request): ToolUser {

@@ -37,6 +37,14 @@ export class MessageEntity {
   @Column({ name: 'extraction_error', type: 'text', nullable: true })
   extractionError: string | null;
 
+  /** When the message's last failed extraction happened (with `extractionError`). */
+  @Column({ name: 'extraction_failed_at', type: 'timestamptz', nullable: true })
+  extractionFailedAt: Date | null;
+
+  /** The rules learnt the message after the LLM's last failed try (its error is kept). */
+  @Column({ name: 'extraction_fell_back', type: 'boolean', default: false })
+  extractionFellBack: boolean;
+
   /** The per-request trait schemas of the turn (RequestTraitSchema[]), or null. */
   @Column({ name: 'trait_overrides', type: 'jsonb', nullable: true })
   traitOverrides: unknown[] | null;

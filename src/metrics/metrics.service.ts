@@ -6,7 +6,7 @@ import { LabelledCounter, LabelledHistogram } from './labelled-series';
 /** Every metric of the service starts with this (process and Node.js metrics keep their usual names). */
 export const METRIC_PREFIX = 'pms_';
 
-export type ExtractionOutcome = 'success' | 'failure' | 'aborted';
+export type ExtractionOutcome = 'success' | 'fallback' | 'failure' | 'aborted';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const UPSTREAM_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120];
@@ -63,7 +63,7 @@ export class MetricsService {
   );
   private readonly extractionRuns = new Counter({
     name: `${METRIC_PREFIX}extraction_batches_total`,
-    help: 'Background extraction batches, by outcome (success, failure, aborted by shutdown)',
+    help: 'Background extraction batches, by outcome (success, fallback: learnt by the rules after the LLM failed, failure, aborted by shutdown)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
@@ -75,6 +75,19 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly extractionFailures = new Counter({
+    name: `${METRIC_PREFIX}extraction_failures_total`,
+    help: 'Failed background extractions of a batch, by cause (unusable_answer, rejected, call_failed, unavailable, internal)',
+    labelNames: ['cause'] as const,
+    registers: [this.registry],
+  });
+  private readonly extractionFallbacks = new Counter({
+    name: `${METRIC_PREFIX}extraction_fallbacks_total`,
+    help: "Batches the rules learnt from after the LLM's last failed try, by the LLM's failure cause",
+    labelNames: ['cause'] as const,
+    registers: [this.registry],
+  });
+
   private readonly extractionYields = new Counter({
     name: `${METRIC_PREFIX}extraction_yields_total`,
     help: 'Times background extraction waited before a claim because answers kept the process busy',
@@ -83,7 +96,9 @@ export class MetricsService {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-    for (const outcome of ['success', 'failure', 'aborted'] as const) this.extractionRuns.inc({ outcome }, 0);
+    for (const outcome of ['success', 'fallback', 'failure', 'aborted'] as const) {
+      this.extractionRuns.inc({ outcome }, 0);
+    }
   }
 
   render(): Promise<string> {
@@ -126,6 +141,12 @@ export class MetricsService {
   observeExtractionBatch(outcome: ExtractionOutcome, startedAt: number): void {
     this.extractionRuns.inc({ outcome });
     this.extractionDuration.observe({ outcome }, (performance.now() - startedAt) / 1000);
+  }
+
+  /** A batch's extraction failed (`cause`); `fellBack` when the rules then learnt from it. */
+  observeExtractionFailure(cause: string, fellBack: boolean): void {
+    this.extractionFailures.inc({ cause });
+    if (fellBack) this.extractionFallbacks.inc({ cause });
   }
 
   observeExtractionYield(): void {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { HistoryModule } from '../history/history.module';
+import { LearningStateReader } from '../messages/learning-state';
 import { ProfilesModule } from '../profiles/profiles.module';
 import { TraitsModule } from '../traits/traits.module';
 import { ProfileDataController } from './profile-data.controller';
@@ -9,7 +10,7 @@ import { ProfileDataService } from './profile-data.service';
 @Module({
   imports: [ProfilesModule, TraitsModule, HistoryModule],
   controllers: [ProfileDataController],
-  providers: [ProfileDataService],
+  providers: [ProfileDataService, LearningStateReader],
   exports: [ProfileDataService],
 })
 export class ProfileDataModule {}

@@ -6,6 +6,7 @@ import { AuditEvent, AuditTrail } from '../access/audit-trail';
 import { profileNotFound } from '../common/api-error';
 import { HistoryEntry, ProfileHistory } from '../history/profile-history';
 import { MemoryEntity } from '../memories/memory.entity';
+import { LearningState, LearningStateReader } from '../messages/learning-state';
 import { MessageEntity } from '../messages/message.entity';
 import { ProfileEntity } from '../profiles/profile.entity';
 import { PROFILE_ERASED, ProfileErasedEvent } from '../profiles/profile-events';
@@ -22,6 +23,7 @@ export interface ProfileDetails {
   profile: ProfileEntity;
   traits: TraitEntity[];
   recentMemories: MemoryEntity[];
+  learning: LearningState;
 }
 
 export interface ProfileExport {
@@ -69,6 +71,7 @@ export class ProfileDataService {
     private readonly events: EventEmitter2,
     private readonly traits: TraitsRepository,
     private readonly audit: AuditTrail,
+    private readonly learning: LearningStateReader,
   ) {}
 
   /** A page of profiles of one application, each with its counts: two statements whatever the page's size. */
@@ -95,7 +98,8 @@ export class ProfileDataService {
        CROSS JOIN LATERAL (
          SELECT count(*)::int AS messages,
                 count(*) FILTER (WHERE extracted_at IS NULL)::int AS pending,
-                count(*) FILTER (WHERE extracted_at IS NOT NULL AND extraction_error IS NOT NULL)::int AS failed
+                count(*) FILTER (WHERE extracted_at IS NOT NULL AND extraction_error IS NOT NULL
+                                 AND NOT extraction_fell_back)::int AS failed
          FROM messages WHERE profile_id = p.id) g`,
       [profileIds],
     );
@@ -110,7 +114,8 @@ export class ProfileDataService {
       order: { createdAt: 'DESC', id: 'DESC' },
       take: RECENT_MEMORIES_IN_PROFILE,
     });
-    return { profile, traits, recentMemories };
+    const learning = await this.learning.read(profile.id);
+    return { profile, traits, recentMemories, learning };
   }
 
   /** Deletes the profile and everything of it, and says exactly how many rows of each kind went. */

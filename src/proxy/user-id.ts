@@ -36,9 +36,6 @@ export function resolveUserId(candidates: UserIdCandidates): string {
     return id;
   }
   const names = candidates.map(([param]) => param);
-  throw new ApiError(
-    HttpStatus.BAD_REQUEST,
-    'missing_user_id',
-    `No user id: send ${names.slice(0, -1).join(', ')} or ${names.at(-1)}.`,
-  );
+  const choices = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names[0];
+  throw new ApiError(HttpStatus.BAD_REQUEST, 'missing_user_id', `No user id: send ${choices}.`);
 }

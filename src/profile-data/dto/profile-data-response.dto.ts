@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { iso } from '../../common/iso';
 import { HistoryEntryDto, toHistoryEntryDto } from '../../history/history-entry.dto';
 import { MemorySummaryDto, toMemorySummaryDto } from '../../memories/dto/memory-response.dto';
 import { MessageDto, toMessageDto } from '../../messages/dto/message-response.dto';
@@ -22,6 +23,40 @@ export class ProfileWithTraitsDto extends ProfileDto {
   traits: ProfileTraitDto[];
 }
 
+/** How the profile's conversation is being learnt from, and the last failure that still stands. */
+export class LearningStateDto {
+  /** The extractor that learns: the LLM, or the heuristic rules (EXTRACTOR). */
+  @ApiProperty({ enum: ['llm', 'heuristic'], example: 'llm' })
+  extractor: 'llm' | 'heuristic';
+
+  /** Whether the rules learn from a batch after the LLM's last failed try (EXTRACTION_RULES_FALLBACK). */
+  @ApiProperty({ example: true })
+  rulesFallback: boolean;
+
+  /** Messages not yet learnt from, some perhaps waiting after a failed try. */
+  @ApiProperty({ example: 0 })
+  pendingMessages: number;
+
+  /** Messages given up after their last failed try: `POST /api/profiles/{id}/extraction/retry` tries them again. */
+  @ApiProperty({ example: 0 })
+  failedMessages: number;
+
+  /** Messages the rules learnt from after the LLM's last failed try. */
+  @ApiProperty({ example: 2 })
+  fellBackMessages: number;
+
+  /** The error of the newest failure that still stands (a pending retry, a message given up, or learnt by the rules). */
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'the LLM call failed 3 time(s); last: unusable answer: no JSON object',
+  })
+  lastError: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  lastErrorAt: string | null;
+}
+
 export class ProfileDetailsResponseDto {
   @ApiProperty({ type: ProfileWithTraitsDto })
   profile: ProfileWithTraitsDto;
@@ -29,6 +64,9 @@ export class ProfileDetailsResponseDto {
   /** The 10 newest memories. */
   @ApiProperty({ type: [MemorySummaryDto] })
   recentMemories: MemorySummaryDto[];
+
+  @ApiProperty({ type: LearningStateDto })
+  learning: LearningStateDto;
 }
 
 export class DeletedCountsDto {
@@ -114,6 +152,7 @@ export function toProfileDetailsResponse(details: ProfileDetails): ProfileDetail
   return {
     profile: { ...toProfileDto(details.profile), traits: details.traits.map(toProfileTraitDto) },
     recentMemories: details.recentMemories.map(toMemorySummaryDto),
+    learning: { ...details.learning, lastErrorAt: iso(details.learning.lastErrorAt) },
   };
 }
 

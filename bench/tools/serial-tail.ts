@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { Pool } from 'undici';
-import { startBenchUpstream } from './fake-upstream';
-import { percentile, round, runLoad } from './load';
+import { startBenchUpstream } from '../fake-upstream';
+import { percentile, round, runLoad } from '../load';
 import type { WatchedSpan } from './serial-tail-watch';
-import { saveResult } from './results-file';
-import { ServiceProcess } from './service-process';
-import { chatRequests, seed } from './throughput.bench';
+import { saveResult } from '../results-file';
+import { ServiceProcess } from '../service-process';
+import { chatRequests, seed } from '../throughput.bench';
 
 interface TimedChat {
   startUs: number;
@@ -16,7 +16,7 @@ interface TimedChat {
 }
 
 /**
- * `node dist/bench/serial-tail.js`: where the slowest chats of one request at a time lose their time.
+ * `node dist/bench/tools/serial-tail.js`: where the slowest chats of one request at a time lose their time.
  * The service runs on a new database of the PostgreSQL server (BENCH_ADMIN_URL), seeded as the
  * throughput suite seeds it, with `serial-tail-watch` preloaded (each `pg` query and GC pause, timed on
  * the clock the chats are timed on). After a warm-up (3,000 chats at 32 connections, 1,000 one at a

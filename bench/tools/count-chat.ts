@@ -3,13 +3,13 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { startBenchUpstream } from './fake-upstream';
-import { runLoad } from './load';
-import { ServiceProcess, THIS_BUILD_MAIN } from './service-process';
-import { chatRequests, seed, waitForQuiet } from './throughput.bench';
+import { startBenchUpstream } from '../fake-upstream';
+import { runLoad } from '../load';
+import { ServiceProcess, THIS_BUILD_MAIN } from '../service-process';
+import { chatRequests, seed, waitForQuiet } from '../throughput.bench';
 
 /**
- * `node dist/bench/count-chat.js`: the instructions the service executes per chat, counted by valgrind's
+ * `node dist/bench/tools/count-chat.js`: the instructions the service executes per chat, counted by valgrind's
  * callgrind, where time-based measures on a shared 2-vCPU machine vary by a fifth from round to round.
  * The service runs under callgrind on the PostgreSQL server (a database of its own, seeded as the
  * throughput suite seeds it), uninstrumented through its start and a warm-up; each round then turns

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { startBenchUpstream } from './fake-upstream';
-import { runLoad } from './load';
-import { postgresCpuMs, processCpuMs } from './process-cpu';
-import { saveResult } from './results-file';
-import { ServiceProcess, THIS_BUILD_MAIN } from './service-process';
-import { chatRequests, seed, waitForQuiet } from './throughput.bench';
+import { startBenchUpstream } from '../fake-upstream';
+import { runLoad } from '../load';
+import { postgresCpuMs, processCpuMs } from '../process-cpu';
+import { saveResult } from '../results-file';
+import { ServiceProcess, THIS_BUILD_MAIN } from '../service-process';
+import { chatRequests, seed, waitForQuiet } from '../throughput.bench';
 
 type Side = 'a' | 'b';
 
@@ -33,7 +33,7 @@ interface Settings {
 }
 
 /**
- * `node dist/bench/ab-chat.js`: two builds of the service side by side on the PostgreSQL server, each on
+ * `node dist/bench/tools/ab-chat.js`: two builds of the service side by side on the PostgreSQL server, each on
  * a database of its own seeded as the throughput suite seeds it, under the same chat load (100 users,
  * `skipExtraction` unless AB_LEARN=1, or for B only with AB_LEARN=b (the suite's turns, one in ten
  * telling a fact), streamed with AB_STREAM=1) in rounds that alternate A and B, so that both see the same

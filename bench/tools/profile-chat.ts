@@ -3,13 +3,13 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { startBenchUpstream } from './fake-upstream';
-import { runLoad } from './load';
-import { ServiceProcess } from './service-process';
-import { chatRequests, seed, waitForQuiet } from './throughput.bench';
+import { startBenchUpstream } from '../fake-upstream';
+import { runLoad } from '../load';
+import { ServiceProcess } from '../service-process';
+import { chatRequests, seed, waitForQuiet } from '../throughput.bench';
 
 /**
- * `node dist/bench/profile-chat.js`: the service under chat load with --cpu-prof, and where its time
+ * `node dist/bench/tools/profile-chat.js`: the service under chat load with --cpu-prof, and where its time
  * went during the load (not its start and the seeding), by function and by package. The profiles, turns
  * and seeding are the throughput suite's. Settings:
  * - DATABASE_URL: the server (a database of the run's own is made there and dropped after), else the
