@@ -46,6 +46,12 @@ export class HeldBackProxy {
     this.deaf.add(applicationName);
   }
 
+  /** Passes everything on again, for every application. */
+  reset(): void {
+    this.deaf.clear();
+    for (const application of [...this.held]) this.release(application);
+  }
+
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
