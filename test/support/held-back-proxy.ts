@@ -18,10 +18,10 @@ export class HeldBackProxy {
   private constructor(private readonly server: Server) {}
 
   static async start(target: { host: string; port: number }): Promise<HeldBackProxy> {
-    let proxy: HeldBackProxy | undefined;
-    const server = createServer((client) => proxy!.accept(client, target));
+    const server = createServer();
+    const proxy = new HeldBackProxy(server);
+    server.on('connection', (client: Socket) => proxy.accept(client, target));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    proxy = new HeldBackProxy(server);
     return proxy;
   }
 
@@ -44,6 +44,12 @@ export class HeldBackProxy {
 
   deafen(applicationName: string): void {
     this.deaf.add(applicationName);
+  }
+
+  /** Passes everything on again, for every application. */
+  reset(): void {
+    this.deaf.clear();
+    for (const application of [...this.held]) this.release(application);
   }
 
   async close(): Promise<void> {
