@@ -92,13 +92,11 @@ describe('A Redis that stops answering', () => {
       await service.ready(180_000);
       const profiles = await fetch(`${service.url}/api/profiles`, { signal: AbortSignal.timeout(3_000) });
       expect(profiles.status).toBe(200);
-      await eventually(
-        async () =>
-          service
-            .logLines()
-            .some((line) => line.level === 'warn' && line.context === 'RateLimit' && /Redis/.test(line.msg)),
-        10_000,
-      );
+      const warned = () =>
+        service
+          .logLines()
+          .some((line) => line.level === 'warn' && line.context === 'RateLimit' && /Redis/.test(line.msg));
+      await eventually(() => Promise.resolve(warned()), 10_000);
       const ready = await fetch(`${service.url}/ready`);
       expect(ready.status).toBe(200);
       expect(((await ready.json()) as { details: { redis: unknown } }).details.redis).toMatchObject({
