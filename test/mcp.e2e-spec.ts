@@ -146,12 +146,10 @@ describe('MCP server at /mcp (official MCP SDK client)', () => {
   it('refuses tools/call params of the wrong types with -32602 and words, not a schema dump', async () => {
     const client = await open(nextUser());
     const refusal = async (params: Record<string, unknown>) => {
-      const error = await client
-        .request({ method: 'tools/call', params } as never, CallToolResultSchema)
-        .then(
-          () => undefined,
-          (failure: unknown) => failure,
-        );
+      const error = await client.request({ method: 'tools/call', params }, CallToolResultSchema).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
       expect(error).toBeInstanceOf(McpError);
       return error as McpError;
     };
