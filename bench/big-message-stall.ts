@@ -32,14 +32,17 @@ async function main(): Promise<void> {
   try {
     const databaseUrl = new URL(adminUrl);
     databaseUrl.pathname = `/${database}`;
-    service = await ServiceProcess.start({
-      DATABASE_URL: embedded ? undefined : databaseUrl.toString(),
-      UPSTREAM_BASE_URL: upstream.url,
-      UPSTREAM_API_KEY: 'sk-bench',
-      EXTRACTOR: 'heuristic',
-      BODY_LIMIT: `${megabytes + 2}mb`,
-      RATE_LIMIT_PER_MINUTE: '0',
-    });
+    service = await ServiceProcess.start(
+      {
+        DATABASE_URL: embedded ? undefined : databaseUrl.toString(),
+        UPSTREAM_BASE_URL: upstream.url,
+        UPSTREAM_API_KEY: 'sk-bench',
+        EXTRACTOR: 'heuristic',
+        BODY_LIMIT: `${megabytes + 2}mb`,
+        RATE_LIMIT_PER_MINUTE: '0',
+      },
+      (process.env.STALL_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    );
     const baseline = await probeHealth(service.url, 3_000, () => false);
     const body = JSON.stringify({
       model: 'bench-model',
