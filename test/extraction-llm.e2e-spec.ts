@@ -1,7 +1,7 @@
 import { ExtractionWorker } from '../src/extraction/extraction-worker';
 import { makeProfile } from './support/factories';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
-import { analysedText, extractionAnswer, llmAnswer } from './support/fake-llm';
+import { analysedMessages, analysedText, extractionAnswer, llmAnswer } from './support/fake-llm';
 import { startTestApp, TestApp } from './support/test-app';
 
 const LLM_ENV = (llm: FakeOpenAI, upstream: FakeOpenAI) => ({
@@ -108,6 +108,46 @@ describe('background extraction (LLM extractor)', () => {
       [profile.id],
     );
     expect(memory.source_message_ids).toEqual([user.id]);
+  });
+
+  it('numbers the messages of a batch, and each memory cites those the LLM names, when it names real ones', async () => {
+    const profile = await quietProfile();
+    const texts = ['I have two kids.', 'I moved to Porto.', 'My kids love football.'];
+    for (const content of texts) {
+      await t.dataSource.query(`INSERT INTO messages (profile_id, role, content) VALUES ($1, 'user', $2)`, [
+        profile.id,
+        content,
+      ]);
+    }
+    llm.script(
+      llmAnswer(
+        JSON.stringify({
+          traits: [],
+          memories: [
+            { content: 'The user lives in Porto.', type: 'fact', importance: 0.6, messages: [2] },
+            { content: 'The user has two children.', type: 'fact', importance: 0.8, messages: [3, 1] },
+            { content: 'The user likes sport.', type: 'preference', importance: 0.4, messages: [9] },
+            { content: 'The user is a parent.', type: 'fact', importance: 0.5 },
+          ],
+        }),
+      ),
+    );
+    await t.app.get(ExtractionWorker).sweep();
+    expect(llm.requests).toHaveLength(1);
+    expect(analysedMessages(llm.requests[0])).toEqual(texts);
+    const ids: string[] = (
+      await t.dataSource.query(`SELECT id FROM messages WHERE profile_id = $1 ORDER BY seq`, [profile.id])
+    ).map((row: { id: string }) => row.id);
+    const memories = await t.dataSource.query(
+      `SELECT content, source_message_ids FROM memories WHERE profile_id = $1 ORDER BY content`,
+      [profile.id],
+    );
+    expect(memories).toEqual([
+      { content: 'The user has two children.', source_message_ids: [ids[0], ids[2]] },
+      { content: 'The user is a parent.', source_message_ids: ids }, // named none: every message it read
+      { content: 'The user likes sport.', source_message_ids: ids }, // named none of them
+      { content: 'The user lives in Porto.', source_message_ids: [ids[1]] },
+    ]);
   });
 
   it('records a failure, retries it on the next sweep, and gives up after EXTRACTION_MAX_ATTEMPTS', async () => {

@@ -85,6 +85,23 @@ describe('background extraction (heuristic extractor)', () => {
     ]);
   });
 
+  it('has each memory of a batch cite the message it came from, not every message of the batch', async () => {
+    const profile = await makeProfile(t);
+    for (const content of ['I have two kids.', 'I am allergic to peanuts.', 'I have two kids!']) {
+      await t.dataSource.query(`INSERT INTO messages (profile_id, role, content) VALUES ($1, 'user', $2)`, [
+        profile.id,
+        content,
+      ]);
+    }
+    await t.app.get(ExtractionWorker).sweep();
+    const [kids, peanuts, kidsAgain] = await messagesOf(profile.id);
+    expect([kids, peanuts, kidsAgain].every((message) => message.extracted_at !== null)).toBe(true);
+    expect(await memoriesOf(profile.id)).toEqual([
+      { content: 'User has two kids.', source_message_ids: [kids.id, kidsAgain.id] },
+      { content: 'User is allergic to peanuts.', source_message_ids: [peanuts.id] },
+    ]);
+  });
+
   it('extracts a turn in one transaction, with no lease: a batch that took every ready message is the last', async () => {
     const userId = `chat-${randomUUID()}`;
     const queue = t.app.get(ExtractionQueue);

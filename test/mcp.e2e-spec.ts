@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { LooseJson } from './support/fake-openai-upstream';
 import { expectEnvelope, makeMemory, makeProfile } from './support/factories';
@@ -140,6 +141,42 @@ describe('MCP server at /mcp (official MCP SDK client)', () => {
     const unknown = await callTool(client, 'forget', { memoryId: '00000000-0000-4000-8000-000000000000' });
     expect(unknown.isError).toBe(true);
     expect(textOf(unknown)).toMatch(/^memory_not_found: /);
+  });
+
+  it('refuses tools/call params of the wrong types with -32602 and words, not a schema dump', async () => {
+    const client = await open(nextUser());
+    const refusal = async (params: Record<string, unknown>) => {
+      const error = await client.request({ method: 'tools/call', params }, CallToolResultSchema).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(error).toBeInstanceOf(McpError);
+      return error as McpError;
+    };
+    const badName = await refusal({ name: 42, arguments: {} });
+    expect(badName.code).toBe(ErrorCode.InvalidParams);
+    expect(badName.message).toMatch(/params\.name: expected string, received number/);
+    const badArguments = await refusal({ name: 'remember', arguments: 'content=x' });
+    expect(badArguments.code).toBe(ErrorCode.InvalidParams);
+    expect(badArguments.message).toMatch(/params\.arguments: expected record, received string/);
+    for (const error of [badName, badArguments]) expect(error.message).not.toMatch(/[[{]\s*"/);
+  });
+
+  it('answers a name that is no tool of its own, __proto__ and toString included, as an unknown tool', async () => {
+    const client = await open(nextUser());
+    for (const name of ['no_such_tool', '__proto__', 'toString', 'constructor', 'hasOwnProperty']) {
+      const error = await client.callTool({ name, arguments: {} }).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(error).toBeInstanceOf(McpError);
+      expect({ name, code: (error as McpError).code, message: (error as McpError).message }).toEqual({
+        name,
+        code: ErrorCode.InvalidParams,
+        message: `MCP error -32602: Unknown tool: ${name}.`,
+      });
+    }
+    expect(dataOf(await callTool(client, 'get_profile', {}))).toBeDefined();
   });
 
   it("never reaches another profile's memory", async () => {

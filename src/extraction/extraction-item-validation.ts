@@ -35,10 +35,14 @@ export interface ValidatedExtraction {
 
 type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-/** Keeps the items of a parsed answer that fit the schemas; every other item is listed in `dropped`. */
+/**
+ * Keeps the items of a parsed answer that fit the schemas; every other item is listed in `dropped`.
+ * `messageCount` is how many numbered messages the text had: a memory's `messages` are read against it.
+ */
 export function validateExtractionPayload(
   payload: Record<string, unknown>,
   schemas: readonly TraitSchema[],
+  messageCount = 1,
 ): ValidatedExtraction {
   const dropped: DroppedItem[] = [];
   const schemasByKey = new Map(schemas.map((schema) => [schema.key, schema]));
@@ -54,7 +58,7 @@ export function validateExtractionPayload(
     payload.memories,
     'memory',
     dropped,
-    checkMemory,
+    (item) => checkMemory(item, messageCount),
     (memory) => ({ identity: normaliseMemoryContent(memory.content), score: memory.importance }),
     'duplicate memory content; the most important one was kept',
   );
@@ -141,7 +145,7 @@ function coerceTraitValue(schema: TraitSchema, value: unknown): unknown {
   }
 }
 
-function checkMemory(item: unknown): Checked<ExtractedMemory> {
+function checkMemory(item: unknown, messageCount: number): Checked<ExtractedMemory> {
   if (!isPlainObject(item)) return { ok: false, reason: 'the memory is not an object' };
   if (typeof item.content !== 'string') return { ok: false, reason: 'the memory content is not a string' };
   const content = item.content.trim();
@@ -160,7 +164,26 @@ function checkMemory(item: unknown): Checked<ExtractedMemory> {
   if ((item.action === 'supersede' || item.action === 'reinforce') && typeof item.memoryId === 'string') {
     memory.revision = { action: item.action, memoryId: item.memoryId.trim() };
   }
+  const sources = readMessageNumbers(item.messages, messageCount);
+  if (sources !== undefined) memory.sources = sources;
   return { ok: true, value: memory };
+}
+
+/**
+ * The messages a memory says it comes from, numbered from 1 in the prompt, as positions from 0: the
+ * numbers that name one of the `count` messages, each once, in order. Undefined when none does (the
+ * memory then cites every message it was read with).
+ */
+function readMessageNumbers(raw: unknown, count: number): number[] | undefined {
+  const list: unknown[] = Array.isArray(raw) ? raw : [raw];
+  const positions = new Set<number>();
+  for (const entry of list) {
+    const number = typeof entry === 'string' && /^\s*\d+\s*$/.test(entry) ? Number(entry) : entry;
+    if (typeof number === 'number' && Number.isInteger(number) && number >= 1 && number <= count) {
+      positions.add(number - 1);
+    }
+  }
+  return positions.size === 0 ? undefined : [...positions].sort((a, b) => a - b);
 }
 
 function readMemoryType(raw: unknown): Checked<MemoryType> {

@@ -8,7 +8,7 @@ import { unionListItems } from './trait-merge';
  * Combines the results of several pieces of one text (the chunks of a long document, the messages of a
  * conversation), in order. A list trait collects the items of every piece; another trait keeps the most
  * confident value, the later one on a tie (the user's latest word). A memory found twice is kept once,
- * with the larger importance.
+ * with the larger importance, citing the messages of both.
  */
 export function mergeExtractionResults(
   results: ExtractionResult[],
@@ -26,12 +26,19 @@ export function mergeExtractionResults(
     for (const memory of result.memories) {
       const identity = normaliseMemoryContent(memory.content);
       const kept = memories.get(identity);
-      if (!kept || memory.importance > kept.importance) {
-        memories.set(identity, kept ? { ...kept, importance: memory.importance } : memory);
-      }
+      if (!kept) memories.set(identity, memory);
+      else memories.set(identity, { ...kept, ...mergedMemory(kept, memory) });
     }
   }
   return { traits: [...traits.values()], memories: [...memories.values()] };
+}
+
+/** A memory found again: the larger importance, and the messages both came from. */
+function mergedMemory(kept: ExtractedMemory, next: ExtractedMemory): Partial<ExtractedMemory> {
+  const importance = Math.max(kept.importance, next.importance);
+  if (kept.sources === undefined || next.sources === undefined) return { importance, sources: undefined };
+  const sources = [...new Set([...kept.sources, ...next.sources])].sort((a, b) => a - b);
+  return { importance, sources };
 }
 
 function mergeTrait(

@@ -23,6 +23,11 @@ export interface ExtractedMemory {
    * it) or `reinforce` it (the same fact said again: no new memory). Plain `add` when absent.
    */
   revision?: { action: 'supersede' | 'reinforce'; memoryId: string };
+  /**
+   * The messages it comes from, as positions (from 0) in the texts the extractor read: the memory cites
+   * those messages only. Absent when unknown (every message read is cited).
+   */
+  sources?: number[];
 }
 
 /** A memory already stored, shown to the LLM extractor so that it can revise it. */

@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { MemoriesService } from '../memories/memories.service';
 import { MemoryEntity } from '../memories/memory.entity';
 import { TraitSchema } from '../traits/trait-schema';
-import { ExtractionResult, KnownMemory } from './extraction-types';
+import { ExtractedMemory, ExtractionResult, KnownMemory } from './extraction-types';
 import { mergeExtractionResults } from './extraction-result-merge';
 import { extractHeuristically } from './heuristic-extractor';
 import { LlmExtractor } from './llm-extractor';
@@ -62,7 +62,7 @@ export class ExtractionService {
     const result =
       this.mode === 'heuristic'
         ? extractHeuristically(text, traitSchemas)
-        : await this.extractWithLlm(splitIntoChunks(text, LLM_CHUNK_CHARS), traitSchemas, signal);
+        : await this.extractWithLlm(packMessages([text], LLM_CHUNK_CHARS), traitSchemas, signal);
     return {
       traits: switches.extractTraits ? result.traits : [],
       memories: switches.extractMemories ? result.memories : [],
@@ -86,7 +86,8 @@ export class ExtractionService {
 
   /**
    * Extracts from the user's messages of a conversation. The heuristic reads each message on its own
-   * (a quote or code fence left open in one cannot hide the next); the LLM reads them together.
+   * (a quote or code fence left open in one cannot hide the next); the LLM reads them together, numbered.
+   * Each memory's `sources` are the positions in `userMessages` of the messages it comes from.
    */
   async extractConversation(
     userMessages: string[],
@@ -96,15 +97,14 @@ export class ExtractionService {
   ): Promise<ExtractionResult> {
     if (this.mode === 'heuristic') return this.extractConversationWithRules(userMessages, schemas);
     if (userMessages.length === 0) return NOTHING;
-    const chunks = userMessages.flatMap((text) => splitIntoChunks(text, LLM_CHUNK_CHARS));
-    return this.extractWithLlm(packChunks(chunks, LLM_CHUNK_CHARS), schemas, signal, known);
+    return this.extractWithLlm(packMessages(userMessages, LLM_CHUNK_CHARS), schemas, signal, known);
   }
 
   /** The heuristic rules' reading of a conversation's user messages, each message on its own. */
   extractConversationWithRules(userMessages: string[], schemas: readonly TraitSchema[]): ExtractionResult {
     if (userMessages.length === 0) return NOTHING;
     return mergeExtractionResults(
-      userMessages.map((text) => extractHeuristically(text, schemas)),
+      userMessages.map((text, position) => citing(extractHeuristically(text, schemas), [position])),
       schemas,
     );
   }
@@ -132,7 +132,8 @@ export class ExtractionService {
     );
     const createdMemories: MemoryEntity[] = [];
     for (const memory of result.memories) {
-      const change = { source, sourceMessageIds };
+      const cited = citedIds(memory, sourceMessageIds);
+      const change = { source, sourceMessageIds: cited };
       // the same fact said again: the stored memory is reinforced and nothing is added
       if (
         memory.revision?.action === 'reinforce' &&
@@ -149,7 +150,7 @@ export class ExtractionService {
       const stored = await this.memories.remember(
         manager,
         profileId,
-        { ...memory, sourceMessageIds },
+        { ...memory, sourceMessageIds: cited },
         source,
       );
       if (stored.created) createdMemories.push(stored.memory);
@@ -166,7 +167,7 @@ export class ExtractionService {
   }
 
   private async extractWithLlm(
-    pieces: string[],
+    pieces: MessagePiece[],
     schemas: readonly TraitSchema[],
     signal: AbortSignal,
     known: readonly KnownMemory[] = [],
@@ -178,7 +179,17 @@ export class ExtractionService {
       while (next < pieces.length && !failed) {
         const index = next++;
         try {
-          results[index] = await this.llm.extract(pieces[index], schemas, signal, known);
+          const piece = pieces[index];
+          const found = await this.llm.extract(piece.texts, schemas, signal, known);
+          // positions in the piece become positions in the conversation; a memory that names none
+          // cites every message of its piece
+          results[index] = {
+            traits: found.traits,
+            memories: found.memories.map((memory) => ({
+              ...memory,
+              sources: (memory.sources ?? piece.texts.map((_, i) => i)).map((i) => piece.messages[i]),
+            })),
+          };
         } catch (error) {
           failed = true; // the whole text fails; do not spend calls on the remaining pieces
           throw error;
@@ -190,13 +201,42 @@ export class ExtractionService {
   }
 }
 
-/** Joins consecutive short texts (blank line between) into pieces of at most `maxChars`. */
-function packChunks(texts: string[], maxChars: number): string[] {
-  const packed: string[] = [];
-  for (const text of texts) {
-    const last = packed.length - 1;
-    if (last >= 0 && packed[last].length + 2 + text.length <= maxChars) packed[last] += `\n\n${text}`;
-    else packed.push(text);
-  }
+/** The texts of one LLM call, and the position of the message each one is (a piece of). */
+interface MessagePiece {
+  texts: string[];
+  messages: number[];
+}
+
+/**
+ * The messages cut into pieces of at most `maxChars` (a long one into several), and consecutive short
+ * pieces sent together in one call, up to `maxChars` in all.
+ */
+function packMessages(messages: readonly string[], maxChars: number): MessagePiece[] {
+  const packed: MessagePiece[] = [];
+  let size = 0;
+  messages.forEach((message, position) => {
+    for (const text of splitIntoChunks(message, maxChars)) {
+      const last = packed.at(-1);
+      if (last !== undefined && size + 2 + text.length <= maxChars) {
+        last.texts.push(text);
+        last.messages.push(position);
+        size += 2 + text.length;
+      } else {
+        packed.push({ texts: [text], messages: [position] });
+        size = text.length;
+      }
+    }
+  });
   return packed;
+}
+
+/** A result whose memories all come from the messages at `positions`. */
+function citing(result: ExtractionResult, positions: number[]): ExtractionResult {
+  return { ...result, memories: result.memories.map((memory) => ({ ...memory, sources: positions })) };
+}
+
+/** The ids of the messages a memory cites: those of its `sources`, else all of `messageIds`. */
+function citedIds(memory: ExtractedMemory, messageIds: string[]): string[] {
+  if (memory.sources === undefined) return messageIds;
+  return memory.sources.flatMap((position) => (position < messageIds.length ? [messageIds[position]] : []));
 }

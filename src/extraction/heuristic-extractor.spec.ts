@@ -4,7 +4,12 @@ import { DEFAULT_TRAIT_SCHEMAS } from '../traits/default-trait-schemas';
 import { TraitSchema } from '../traits/trait-schema';
 import { checkTraitValue } from '../traits/trait-value';
 import { MemoryType } from './extraction-types';
-import { MAX_HEURISTIC_MEMORIES, extractHeuristically } from './heuristic-extractor';
+import {
+  MAX_HEURISTIC_MEMORIES,
+  MAX_HEURISTIC_TEXT_CHARS,
+  extractHeuristically,
+  readableStart,
+} from './heuristic-extractor';
 
 interface Row {
   text: string;
@@ -341,8 +346,8 @@ describe('extractHeuristically', () => {
       expect(result.memories).toHaveLength(2);
     });
 
-    it('collapses 100 KB of whitespace inside a sentence', () => {
-      const result = extractHeuristically(`I live in${' \t'.repeat(50_000)}Berlin.`, DEFAULT_TRAIT_SCHEMAS);
+    it('collapses 20 KB of whitespace inside a sentence (within what the rules read)', () => {
+      const result = extractHeuristically(`I live in${' \t'.repeat(10_000)}Berlin.`, DEFAULT_TRAIT_SCHEMAS);
 
       expect(result.traits).toEqual([{ key: 'location', value: 'Berlin', confidence: 0.9 }]);
       expect(result.memories).toEqual([
@@ -361,5 +366,21 @@ describe('extractHeuristically', () => {
       expect(result.traits).toEqual([]);
       expect(result.memories).toEqual([]);
     });
+  });
+});
+
+describe('the bound on what the rules read', () => {
+  it('reads the first MAX_HEURISTIC_TEXT_CHARS of a text, however long it is', () => {
+    const filler = 'The weather was mild. '.repeat(Math.ceil(MAX_HEURISTIC_TEXT_CHARS / 22));
+    const within = extractHeuristically(`I have two kids. ${filler}`, DEFAULT_TRAIT_SCHEMAS);
+    expect(within.memories.map((memory) => memory.content)).toEqual(['User has two kids.']);
+    const past = extractHeuristically(`${filler}I have two kids.`, DEFAULT_TRAIT_SCHEMAS);
+    expect(past.memories).toEqual([]);
+  });
+
+  it('never cuts a surrogate pair in two', () => {
+    const text = 'a'.repeat(MAX_HEURISTIC_TEXT_CHARS - 1) + '🙂' + 'b'.repeat(10);
+    expect(readableStart(text)).toBe('a'.repeat(MAX_HEURISTIC_TEXT_CHARS - 1));
+    expect(readableStart('short')).toBe('short');
   });
 });

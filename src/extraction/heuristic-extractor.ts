@@ -6,6 +6,13 @@ import { MAX_ANALYSED_SENTENCE_LENGTH, analyseSentence, splitIntoSentences } fro
 import { TraitMatch, matchTraitRules } from './heuristic-trait-rules';
 import { normaliseMemoryContent } from '../memories/memory-content';
 
+/**
+ * The rules read at most this many characters of a text (about 5,000 words): past it a message is a
+ * paste more than something the user says about themselves, and reading it all would hold the event
+ * loop for seconds (an 8 MB message took 2 s), stalling every other request.
+ */
+export const MAX_HEURISTIC_TEXT_CHARS = 32_000;
+
 /** At most this many memories from one text: a long paste is not a biography. */
 export const MAX_HEURISTIC_MEMORIES = 50;
 const MAX_LIST_TRAIT_ITEMS = 20;
@@ -13,7 +20,8 @@ const MAX_LIST_TRAIT_ITEMS = 20;
 /**
  * Extracts, without a model, what a text states plainly about its author in the first person. Only
  * traits whose schema is given and extraction-enabled are produced, and only values that pass
- * `checkTraitValue`. Deterministic; linear in the length of the text. Prefers missing a fact to
+ * `checkTraitValue`. Deterministic; reads the first MAX_HEURISTIC_TEXT_CHARS of the text, in time linear
+ * in their length. Prefers missing a fact to
  * inventing one, so most texts, and texts in other languages than English, yield little or nothing.
  *
  * When a single-valued trait is stated more than once, the most confident statement wins, the later
@@ -24,7 +32,7 @@ export function extractHeuristically(text: string, schemas: readonly TraitSchema
   const traitMatches: TraitMatch[] = [];
   const memories = new Map<string, ExtractedMemory>();
 
-  for (const raw of splitIntoSentences(text)) {
+  for (const raw of splitIntoSentences(readableStart(text))) {
     if (raw.length > MAX_ANALYSED_SENTENCE_LENGTH) continue;
     const sentence = analyseSentence(raw);
     if (keys.size > 0) traitMatches.push(...matchTraitRules(sentence, keys));
@@ -84,4 +92,14 @@ function dedupeCaseInsensitive(values: unknown[]): unknown[] {
     seen.add(identity);
     return true;
   });
+}
+
+/** The start of a text that the rules read: MAX_HEURISTIC_TEXT_CHARS, never half a surrogate pair. */
+export function readableStart(text: string): string {
+  if (text.length <= MAX_HEURISTIC_TEXT_CHARS) return text;
+  const code = text.charCodeAt(MAX_HEURISTIC_TEXT_CHARS - 1);
+  return text.slice(
+    0,
+    code >= 0xd800 && code <= 0xdbff ? MAX_HEURISTIC_TEXT_CHARS - 1 : MAX_HEURISTIC_TEXT_CHARS,
+  );
 }

@@ -36,13 +36,18 @@ export class LlmExtractor {
     private readonly retry: LlmRetryPolicy,
   ) {}
 
+  /**
+   * Extracts from `text`: one text, or messages the prompt numbers, which the answer's memories cite
+   * (`ExtractedMemory.sources`, positions in `text`).
+   */
   async extract(
-    text: string,
+    text: string | readonly string[],
     schemas: readonly TraitSchema[],
     signal: AbortSignal,
     known: readonly KnownMemory[] = [],
   ): Promise<ExtractionResult> {
-    const messages = buildExtractionMessages(text, schemas, known);
+    const texts = typeof text === 'string' ? [text] : text;
+    const messages = buildExtractionMessages(texts, schemas, known);
     let format = this.firstFormat;
     let failures = 0;
     for (;;) {
@@ -57,7 +62,7 @@ export class LlmExtractor {
             this.logger.warn(`the model answered without content (${outcome.refusal ?? 'no refusal text'})`);
             return { traits: [], memories: [] };
           }
-          const parsed = parseExtractionOutput(outcome.content, schemas);
+          const parsed = parseExtractionOutput(outcome.content, schemas, texts.length);
           if (parsed.ok) {
             for (const item of parsed.dropped) {
               this.logger.warn(`dropped an extracted ${item.kind}: ${item.reason}`);

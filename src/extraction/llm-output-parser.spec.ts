@@ -398,3 +398,24 @@ describe('parseExtractionOutput', () => {
     });
   });
 });
+
+describe('the messages a memory comes from', () => {
+  const sourcesOf = (messages: unknown, count: number) => {
+    const memory = { content: 'The user has a cat.', type: 'fact', importance: 0.5, messages };
+    const parsed = parseExtractionOutput(JSON.stringify({ traits: [], memories: [memory] }), [], count);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    return parsed.result.memories[0].sources;
+  };
+
+  it('reads the message numbers (from 1) as positions (from 0), each once, in order', () => {
+    expect(sourcesOf([3, 1, 3], 3)).toEqual([0, 2]);
+    expect(sourcesOf(['2'], 3)).toEqual([1]);
+    expect(sourcesOf(2, 3)).toEqual([1]);
+  });
+
+  it('keeps only numbers that name a message, and leaves the sources unknown when none does', () => {
+    expect(sourcesOf([0, 2, 4, 1.5, -1, 'two', null], 3)).toEqual([1]);
+    for (const nothing of [[], [0, 9], 'all', undefined, { n: 1 }])
+      expect(sourcesOf(nothing, 3)).toBeUndefined();
+  });
+});

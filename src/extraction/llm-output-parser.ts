@@ -14,10 +14,11 @@ export type ParsedExtraction =
 export function parseExtractionOutput(
   answer: string | null | undefined,
   schemas: readonly TraitSchema[],
+  messageCount = 1,
 ): ParsedExtraction {
   if (typeof answer !== 'string') return { ok: false, reason: 'the answer has no text' };
   const located = locateJsonObject(answer, (value) => 'traits' in value || 'memories' in value);
   if (!located.ok) return located;
-  const { result, dropped } = validateExtractionPayload(located.value, schemas);
+  const { result, dropped } = validateExtractionPayload(located.value, schemas, messageCount);
   return { ok: true, result, dropped };
 }

@@ -10,6 +10,7 @@ import { resolveUserId, userIdHeader } from '../proxy/user-id';
 import { createMemoryToolsServer, ToolUser } from './memory-tools';
 import { MemoryToolsService } from './memory-tools.service';
 import { accessOf, actorOf } from '../common/request-access';
+import { refuseInvalidToolCalls } from './tool-call-check';
 
 /**
  * The memory as MCP tools, over Streamable HTTP without sessions: every POST carries one JSON-RPC
@@ -34,7 +35,11 @@ export class McpController {
     description: 'The JSON-RPC answer (tools: search_memories, remember, forget, get_profile, set_trait)',
   })
   async handle(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const server = createMemoryToolsServer(this.tools, toolUser(req), requestLogger(req, 'McpController'));
+    const { server, toolNames } = createMemoryToolsServer(
+      this.tools,
+      toolUser(req),
+      requestLogger(req, 'McpController'),
+    );
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -44,6 +49,7 @@ export class McpController {
       void server.close();
     });
     await server.connect(transport);
+    refuseInvalidToolCalls(transport, toolNames);
     await transport.handleRequest(req, res, req.body);
   }
 

@@ -28,14 +28,23 @@ export interface McpUser {
  */
 export type ToolUser = McpUser | { problem: ApiError };
 
+/** The memory tools' server, and the names of its tools. */
+export interface MemoryToolsServer {
+  server: McpServer;
+  toolNames: ReadonlySet<string>;
+}
+
 /** One MCP server per request (stateless Streamable HTTP): the memory tools, bound to the request's user. */
 export function createMemoryToolsServer(
   tools: MemoryToolsService,
   user: ToolUser,
   logger: LineWriter,
-): McpServer {
+): MemoryToolsServer {
   const server = new McpServer({ name: 'profile-memory-service', version: APP_VERSION });
+  const toolNames = new Set<string>();
+  // the handler of each tool registered below, under the name it is registered with
   const call = <A>(name: string, work: (userId: McpUser, args: A) => Promise<unknown>) => {
+    toolNames.add(name);
     return async (args: A): Promise<CallToolResult> => {
       try {
         if ('problem' in user) throw user.problem;
@@ -133,7 +142,7 @@ export function createMemoryToolsServer(
     ),
   );
 
-  return server;
+  return { server, toolNames };
 }
 
 function resultOf(value: unknown): CallToolResult {

@@ -1,3 +1,4 @@
+import { MAX_QUESTION_CHARS } from './memory-candidates';
 import { rankingQuery } from './ranking-query';
 
 describe('rankingQuery', () => {
@@ -24,5 +25,16 @@ describe('rankingQuery', () => {
   it('has nothing to join on the first message', () => {
     expect(rankingQuery('And her brother?', undefined)).toBe('And her brother?');
     expect(rankingQuery('  Why?  ', '   ')).toBe('Why?');
+  });
+});
+
+describe('the bound on what rankingQuery reads', () => {
+  it('reads each text up to MAX_QUESTION_CHARS, as the ranking statements do', () => {
+    const long = 'word '.repeat(2 * MAX_QUESTION_CHARS);
+    expect(rankingQuery(long, undefined).length).toBeLessThanOrEqual(MAX_QUESTION_CHARS);
+    expect(rankingQuery(long, 'and before?').length).toBeLessThanOrEqual(MAX_QUESTION_CHARS);
+    const followUp = rankingQuery('and her?', long);
+    expect(followUp.length).toBeLessThanOrEqual(MAX_QUESTION_CHARS + '\nand her?'.length);
+    expect(followUp.endsWith('\nand her?')).toBe(true);
   });
 });

@@ -8,7 +8,7 @@ import { toOpenAIErrorBody, toOpenAIModelList } from '../upstream/anthropic-tran
 import type { AnthropicModelList } from '../upstream/anthropic-types';
 import { relayHeaders } from '../upstream/relay-headers';
 import { ClientConnection } from './client-connection';
-import { invalidUpstreamAnswer } from './exchanges/translated-exchange';
+import { invalidUpstreamAnswer } from './exchanges/upstream-exchange';
 import { parseJson } from './exchanges/verbatim-exchange';
 import { UpstreamCaller } from './upstream-caller';
 

@@ -80,8 +80,7 @@ export class RelayPipeline {
     const { profileId, context } = found;
 
     const exchange = this.exchanges.for(protocol.name);
-    const clientBody = protocol.inject(turn.body, context.text);
-    const upstreamBody = exchange.requestBody(clientBody);
+    const upstreamBody = exchange.requestBody(protocol.inject(turn.body, context.text));
     announceContext(res, context, turn.options.debug);
     this.metrics.observeInjectedContext(context.traitKeys.length, context.memoryIds.length);
     const upstream = await this.upstream.send(
@@ -100,12 +99,13 @@ export class RelayPipeline {
         end();
       }
     };
-    if (exchange.streams(upstream.status, upstream.headers, clientBody)) {
-      await this.relayStream(client, exchange, upstream, clientBody, finish);
+    // the answer is read for the client's own request: a translation echoes its settings, never the profile
+    if (exchange.streams(upstream.status, upstream.headers, turn.body)) {
+      await this.relayStream(client, exchange, upstream, turn.body, finish);
     } else {
       const payload = await this.upstream.read(upstream, req, client.cancellation);
       if (payload === null) return;
-      const answer = exchange.answer(upstream.status, upstream.headers, payload, clientBody);
+      const answer = exchange.answer(upstream.status, upstream.headers, payload, turn.body);
       res.status(answer.status);
       for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
       await finish(answer.reply, () => res.end(answer.body));

@@ -127,13 +127,94 @@ export class ChatStreamDecoder {
   }
 }
 
+/** Why a chat stream that ended (`[DONE]`) without one readable chunk is not an answer. */
+export const NO_VALID_CHUNK = 'The upstream stream ended without one valid chat.completion.chunk.';
+
+/**
+ * Puts the tool calls of a chat stream one after the other, as the Messages and Responses streams have
+ * them: a call's pieces are held while an earlier call's arguments are still incomplete (upstreams that
+ * stream parallel calls interleaved), and let through once they are, so that a translator that closes a
+ * call when the next one starts closes each only when its arguments are whole. Arguments are whole when
+ * they parse as JSON; what is still held when the text, the finish or the end comes is let through then.
+ */
+export class ToolCallSequencer {
+  /** The call being let through, and its arguments so far. */
+  private live: { index: number; text: string } | undefined;
+  /** Calls that started while the live one was incomplete, in order, with the pieces held for each. */
+  private readonly held: Array<{ index: number; pieces: ChatStreamPiece[] }> = [];
+
+  /** The pieces to translate now for one decoded piece, in order. */
+  pass(piece: ChatStreamPiece): ChatStreamPiece[] {
+    switch (piece.type) {
+      case 'tool-call':
+        if (this.live === undefined || (this.held.length === 0 && wholeJson(this.live.text))) {
+          this.live = { index: piece.index, text: '' };
+          return [piece];
+        }
+        this.held.push({ index: piece.index, pieces: [piece] });
+        return [];
+      case 'tool-arguments': {
+        const waiting = this.held.find((call) => call.index === piece.index);
+        if (waiting !== undefined) {
+          waiting.pieces.push(piece);
+          return [];
+        }
+        if (piece.index !== this.live?.index) return [piece];
+        this.live.text += piece.fragment;
+        return this.held.length > 0 && wholeJson(this.live.text) ? [piece, ...this.nextLive()] : [piece];
+      }
+      case 'usage':
+      case 'error':
+      case 'start':
+        return [piece];
+      default:
+        return [...this.release(), piece];
+    }
+  }
+
+  /** Everything still held, in order (the stream goes on with something that is not a call, or ends). */
+  release(): ChatStreamPiece[] {
+    const pieces = this.held.splice(0).flatMap((call) => call.pieces);
+    this.live = undefined;
+    return pieces;
+  }
+
+  /** The held calls from the first on, as long as each one let through is whole. */
+  private nextLive(): ChatStreamPiece[] {
+    const out: ChatStreamPiece[] = [];
+    while (this.held.length > 0 && (this.live === undefined || wholeJson(this.live.text))) {
+      const call = this.held.shift()!;
+      const text = call.pieces
+        .map((piece) => (piece.type === 'tool-arguments' ? piece.fragment : ''))
+        .join('');
+      this.live = { index: call.index, text };
+      out.push(...call.pieces);
+    }
+    return out;
+  }
+}
+
+/** Whether tool arguments are whole: JSON that parses (tried only when it ends as an object or array does). */
+function wholeJson(text: string): boolean {
+  const end = text.trimEnd().at(-1);
+  if (end !== '}' && end !== ']') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The frame of a translator from a chat stream into another protocol's stream: raw bytes go through the decoder
- * and each piece to `translatePiece` until the translated stream has ended (finished or failed), after which
- * input is ignored. `end()` lets the subclass finish a stream whose body ended without `[DONE]`.
+ * and the tool-call sequencer, and each piece to `translatePiece` until the translated stream has ended
+ * (finished or failed), after which input is ignored. `end()` lets the subclass finish a stream whose body
+ * ended without `[DONE]`.
  */
 export abstract class ChatStreamTranslation {
   private readonly decoder = new ChatStreamDecoder();
+  private readonly sequencer = new ToolCallSequencer();
 
   get malformedEvents(): number {
     return this.decoder.malformedEvents;
@@ -147,7 +228,8 @@ export abstract class ChatStreamTranslation {
   /** Call when the upstream body ended normally; returns what is left to write. */
   end(): string {
     const rest = this.translate(this.decoder.end());
-    return this.ended ? rest : rest + this.endOfBody();
+    if (this.ended) return rest;
+    return rest + this.translatePieces(this.sequencer.release()) + this.endOfBody();
   }
 
   /** True once the translated stream was finished or failed. */
@@ -159,6 +241,10 @@ export abstract class ChatStreamTranslation {
   protected abstract endOfBody(): string;
 
   private translate(pieces: ChatStreamPiece[]): string {
+    return this.translatePieces(pieces.flatMap((piece) => this.sequencer.pass(piece)));
+  }
+
+  private translatePieces(pieces: ChatStreamPiece[]): string {
     let out = '';
     for (const piece of pieces) {
       if (this.ended) break;

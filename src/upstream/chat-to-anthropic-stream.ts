@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '../common/json-values';
 import type { AnthropicMessage } from './anthropic-types';
-import { ChatStreamTranslation, type ChatStreamPiece } from './chat-stream-decoder';
+import { ChatStreamTranslation, NO_VALID_CHUNK, type ChatStreamPiece } from './chat-stream-decoder';
 import {
   formatAnthropicErrorEvent,
   toAnthropicStopReason,
@@ -32,8 +32,9 @@ const STREAM_ERROR_TYPES: Record<string, string> = {
  * each translated piece can be written as soon as it arrives. Never throws on malformed input.
  *
  * The message ends (`message_delta` with the stop reason and usage, then `message_stop`) at `[DONE]`, or when
- * the body ends after a `finish_reason`; a stream cut before either gets no invented ending. An in-stream error
- * chunk becomes an Anthropic `error` event.
+ * the body ends after a `finish_reason`; a stream cut before either gets no invented ending, and one that ends
+ * without a single readable chunk ends with an `error` event. An in-stream error chunk becomes an Anthropic
+ * `error` event. Parallel tool calls become one block after the other (see `ToolCallSequencer`).
  */
 export class ChatToAnthropicStreamTranslator extends ChatStreamTranslation {
   private id = `msg_${randomUUID().replaceAll('-', '')}`;
@@ -105,7 +106,9 @@ export class ChatToAnthropicStreamTranslator extends ChatStreamTranslation {
         this.usage = piece.usage;
         return '';
       case 'done':
-        return this.ensureStarted() + this.finishMessage();
+        // a stream that said nothing readable is no message: an error, never a made-up end_turn
+        if (!this.started) return this.fail(NO_VALID_CHUNK);
+        return this.finishMessage();
       case 'error':
         return this.upstreamError(piece.error);
     }

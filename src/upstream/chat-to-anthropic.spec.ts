@@ -355,11 +355,26 @@ describe('ChatToAnthropicStreamTranslator', () => {
     expect(translator.completed).toBe(false);
   });
 
-  it('starts with message_start even when the first thing is [DONE], and uses the asked model when none is given', () => {
-    const { output } = translate(DONE);
+  it('uses the asked model when the upstream names none', () => {
+    const { output } = translate(
+      chatEvent({ model: undefined, choices: [{ index: 0, delta: { content: 'x' } }] }) + DONE,
+    );
     const events = typedEvents(output);
-    expect(events.map((e) => e.event)).toEqual(['message_start', 'message_delta', 'message_stop']);
+    expect(events[0].event).toBe('message_start');
     expect(events[0].data.message.model).toBe('asked-model');
+  });
+
+  it('ends a stream that carried no valid chunk with an error event, never a made-up end_turn', () => {
+    for (const input of [
+      DONE,
+      'data: {"id":"x","choices":[{"delta":{"content":"tr\n\ndata: nope\n\n' + DONE,
+    ]) {
+      const { output, translator } = translate(input);
+      const events = typedEvents(output);
+      expect(events.map((e) => e.event)).toEqual(['error']);
+      expect(events[0].data.error.type).toBe('api_error');
+      expect(translator.completed).toBe(false);
+    }
   });
 
   it('opens a new text block for text after a tool call, and treats a refusal as text', () => {

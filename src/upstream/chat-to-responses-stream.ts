@@ -1,4 +1,4 @@
-import { ChatStreamTranslation, type ChatStreamPiece } from './chat-stream-decoder';
+import { ChatStreamTranslation, NO_VALID_CHUNK, type ChatStreamPiece } from './chat-stream-decoder';
 import {
   newResponsesId,
   responseObject,
@@ -41,9 +41,10 @@ type Unsequenced<T> = T extends unknown ? Omit<T, 'sequence_number'> : never;
  * tool call), and finally `response.completed` (or `response.incomplete` when the token limit or the content
  * filter cut the answer) carrying the whole response. Every event has a `sequence_number`.
  *
- * An in-stream error chunk becomes an `error` event and `response.failed` (see `fail`); a stream cut before
- * `[DONE]` (or a `finish_reason` and the end of the body) gets no invented ending. Never throws on malformed
- * input.
+ * An in-stream error chunk becomes an `error` event and `response.failed` (see `fail`), as does a stream that ends
+ * without a single readable chunk; a stream cut before `[DONE]` (or a `finish_reason` and the end of the body)
+ * gets no invented ending. Parallel tool calls become one item after the other (see `ToolCallSequencer`). Never
+ * throws on malformed input.
  */
 export class ChatToResponsesStreamTranslator extends ChatStreamTranslation {
   private readonly request: unknown;
@@ -78,6 +79,11 @@ export class ChatToResponsesStreamTranslator extends ChatStreamTranslation {
   /** True once `response.completed` was written. A `response.incomplete` or `response.failed` end is not. */
   get completed(): boolean {
     return this.status === 'completed';
+  }
+
+  /** True once the answer ended as the upstream ended it: `response.completed`, or `response.incomplete` at a limit. */
+  get answered(): boolean {
+    return this.status === 'completed' || this.status === 'incomplete';
   }
 
   /** The response's status: `in_progress` until one of `completed`, `incomplete` or `failed` was written. */
@@ -140,7 +146,8 @@ export class ChatToResponsesStreamTranslator extends ChatStreamTranslation {
         this.usage = piece.usage;
         return '';
       case 'done':
-        return this.ensureStarted() + this.finishResponse();
+        if (!this.started) return this.fail(NO_VALID_CHUNK, 'upstream_invalid_response');
+        return this.finishResponse();
       case 'error':
         return this.upstreamError(piece.error);
     }

@@ -133,7 +133,8 @@ describe('chatCompletionToResponse', () => {
     const cut = chatCompletionToResponse(completion({ content: 'Half an ans' }, 'length'), request);
     expect(cut).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
     expect(cut.output[0]).toMatchObject({ type: 'message', status: 'incomplete' });
-    expect(responseOutputText(cut)).toBeNull();
+    // an answer the upstream ended at its limit is an answer (recorded, as chat's `length` is)
+    expect(responseOutputText(cut)).toBe('Half an ans');
     const filtered = chatCompletionToResponse(completion({ content: '' }, 'content_filter'), request);
     expect(filtered).toMatchObject({
       status: 'incomplete',
@@ -300,6 +301,46 @@ describe('ChatToResponsesStreamTranslator', () => {
       .filter((e) => e.type === 'response.output_item.added' || e.type === 'response.output_item.done')
       .map((e) => `${e.type.slice(21)}:${e.output_index}`);
     expect(order).toEqual(['added:0', 'done:0', 'added:1', 'done:1', 'added:2', 'done:2']);
+  });
+
+  it('finishes each interleaved parallel call only once its arguments are whole, one item after the other', () => {
+    const call = (index: number, fields: Record<string, unknown>) =>
+      chatChunk({ tool_calls: [{ index, ...fields }] });
+    const input = [
+      call(0, { id: 'call_a', type: 'function', function: { name: 'weather', arguments: '' } }),
+      call(0, { function: { arguments: '{"city":' } }),
+      call(1, { id: 'call_b', type: 'function', function: { name: 'time', arguments: '{"zone":' } }),
+      call(0, { function: { arguments: '"Paris"}' } }),
+      call(1, { function: { arguments: '"CET"}' } }),
+      chatChunk({}, 'tool_calls'),
+      DONE,
+    ].join('');
+    const events = typedEvents(translate(input).output).map((e) => e.data);
+    const done = events.filter((e) => e.type === 'response.output_item.done').map((e) => e.item.arguments);
+    expect(done).toEqual(['{"city":"Paris"}', '{"zone":"CET"}']);
+    const finished = new Set<number>();
+    const order: string[] = [];
+    for (const event of events) {
+      if (event.type === 'response.function_call_arguments.delta') {
+        expect(finished.has(event.output_index)).toBe(false);
+      }
+      if (event.type === 'response.output_item.done') finished.add(event.output_index);
+      if (event.type === 'response.output_item.added' || event.type === 'response.output_item.done') {
+        order.push(`${event.type.slice(21)}:${event.output_index}`);
+      }
+    }
+    expect(order).toEqual(['added:0', 'done:0', 'added:1', 'done:1']);
+  });
+
+  it('fails a stream that ended without one valid chunk, rather than completing an empty response', () => {
+    const { output, translator } = translate('data: {"trunc\n\n' + DONE);
+    expect(typedEvents(output).map((e) => e.data.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'error',
+      'response.failed',
+    ]);
+    expect(translator.answered).toBe(false);
   });
 
   it('ends with response.incomplete when the token limit cut the answer', () => {

@@ -128,9 +128,10 @@ describe('fake OpenAI upstream: Responses', () => {
       status: 'incomplete',
       incomplete_details: { reason: 'max_output_tokens' },
     });
-    expect(responseOutputText(whole)).toBeNull();
+    expect(responseOutputText(whole)).toBe('cut');
     const accumulator = await accumulate(await send({ input: 'x', stream: true }));
     expect(accumulator.outcome).toBe('incomplete');
+    expect(accumulator.answered).toBe(true);
   });
 
   it.each([

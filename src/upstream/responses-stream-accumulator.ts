@@ -13,8 +13,8 @@ const TERMINAL_EVENTS: Record<string, ResponsesStreamOutcome> = {
 
 /**
  * Reads the output text of a Responses API stream on the side while the relay forwards its bytes untouched.
- * The answer is complete only after `response.completed`; `response.failed`, `response.incomplete`, an `error`
- * event, or a stream that stops before any of them is not. The first terminal event decides; later events are
+ * The answer is complete only after `response.completed`, and answered after it or `response.incomplete` (ended
+ * at a limit); `response.failed`, an `error` event, or a stream that stops before any of them is neither. The first terminal event decides; later events are
  * ignored. Never throws: events it cannot read are counted in `malformedEvents`.
  */
 export class ResponsesStreamAccumulator extends SseEventReader {
@@ -44,7 +44,9 @@ export class ResponsesStreamAccumulator extends SseEventReader {
     const outcome = TERMINAL_EVENTS[type];
     if (outcome === undefined) return;
     this.ending = outcome;
-    if (outcome === 'completed') this.finalText = response ? responseOutputText(response) : null;
+    if (outcome === 'completed' || outcome === 'incomplete') {
+      this.finalText = response ? responseOutputText(response) : null;
+    }
     if (outcome === 'failed') this.errorValue = response?.error ?? payload.error;
     if (outcome === 'error') this.errorValue = payload.error ?? payload;
   }
@@ -57,6 +59,11 @@ export class ResponsesStreamAccumulator extends SseEventReader {
   /** True only after `response.completed` (with no failure before it). */
   get completed(): boolean {
     return this.ending === 'completed';
+  }
+
+  /** True after `response.completed`, or `response.incomplete` (an answer the upstream ended at a limit). */
+  get answered(): boolean {
+    return this.ending === 'completed' || this.ending === 'incomplete';
   }
 
   get outcome(): ResponsesStreamOutcome {
@@ -84,16 +91,18 @@ export class ResponsesStreamAccumulator extends SseEventReader {
 
 /**
  * The output text of a `response` object: the `output_text` parts of its assistant `message` items (parts
- * joined as they are, items by a newline). Null unless the response completed: a `failed`, `incomplete` or
- * `in_progress` response is not an answer to learn from. A response that leaves out `status` counts as completed
- * when it reports no error and no incompleteness.
+ * joined as they are, items by a newline). Null unless the upstream ended the answer: `completed`, or
+ * `incomplete` (cut at the token limit or by the content filter, as a chat `finish_reason` of `length` is); a
+ * `failed`, `in_progress` or `queued` response is not an answer to learn from. A response that leaves out
+ * `status` counts as ended when it reports no error.
  */
 export function responseOutputText(response: unknown): string | null {
   if (!isPlainObject(response) || !Array.isArray(response.output)) return null;
-  const completed =
+  const ended =
     response.status === 'completed' ||
-    (response.status === undefined && !response.error && !response.incomplete_details);
-  if (!completed) return null;
+    response.status === 'incomplete' ||
+    (response.status === undefined && !response.error);
+  if (!ended) return null;
   const texts: string[] = [];
   for (const item of response.output as unknown[]) {
     if (!isPlainObject(item) || item.type !== 'message' || !Array.isArray(item.content)) continue;

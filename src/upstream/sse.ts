@@ -237,6 +237,8 @@ export class ChatCompletionStreamAccumulator extends SseEventReader {
   private error: unknown;
   private sawDone = false;
   private malformed = 0;
+  /** Events that were chunks (a JSON object with `choices`). */
+  private chunks = 0;
 
   pushEvent(event: SseEvent): void {
     const data = event.data.trim();
@@ -257,6 +259,7 @@ export class ChatCompletionStreamAccumulator extends SseEventReader {
       this.malformed++;
       return;
     }
+    this.chunks++;
     if (typeof chunk.id === 'string') this.id ??= chunk.id;
     if (typeof chunk.model === 'string') this.model ??= chunk.model;
     const usage = readChatUsage(chunk.usage);
@@ -268,10 +271,13 @@ export class ChatCompletionStreamAccumulator extends SseEventReader {
     return (this.parts.get(choiceIndex) ?? []).join('');
   }
 
-  /** The answer of the first choice when the stream finished (a finish reason or `[DONE]`) without an error event; else null. */
+  /**
+   * The answer of the first choice when the stream finished (a finish reason or `[DONE]`) without an error event,
+   * having carried at least one valid chunk; else null.
+   */
   completedText(): string | null {
     const finished = this.sawDone || this.finishReasons.size > 0;
-    return finished && this.error === undefined ? this.text(0) : null;
+    return finished && this.chunks > 0 && this.error === undefined ? this.text(0) : null;
   }
 
   summary(): ChatStreamSummary {

@@ -94,12 +94,6 @@ describe('ResponsesStreamAccumulator', () => {
       { code: 'server_error', message: 'boom' },
     ],
     [
-      'response.incomplete',
-      typed('response.incomplete', { response: completedResponse('Bonjour', 'incomplete') }),
-      'incomplete',
-      undefined,
-    ],
-    [
       'a flat error event',
       typed('error', { code: 'server_error', message: 'boom', param: null }),
       'error',
@@ -111,12 +105,24 @@ describe('ResponsesStreamAccumulator', () => {
       'error',
       { type: 'server_error', code: 'x', message: 'boom' },
     ],
-  ])('is not complete after %s', (_what, ending, outcome, error) => {
+  ])('is neither complete nor answered after %s', (_what, ending, outcome, error) => {
     const accumulator = accumulate(RESPONSES_OPENING + ending);
     expect(accumulator.completed).toBe(false);
+    expect(accumulator.answered).toBe(false);
     expect(accumulator.outcome).toBe(outcome);
     expect(accumulator.error).toEqual(error);
     expect(accumulator.text).toBe('Bonjour 🙂');
+  });
+
+  it('is answered, not complete, after response.incomplete, with the response text', () => {
+    const accumulator = accumulate(
+      RESPONSES_OPENING +
+        typed('response.incomplete', { response: completedResponse('Bonjour', 'incomplete') }),
+    );
+    expect(accumulator.completed).toBe(false);
+    expect(accumulator.answered).toBe(true);
+    expect(accumulator.outcome).toBe('incomplete');
+    expect(accumulator.text).toBe('Bonjour');
   });
 
   it('lets the first terminal event decide: a completed event after an error does not count', () => {
@@ -176,14 +182,13 @@ describe('responseOutputText', () => {
     ).toBe('Part one, part two.\nSecond item.');
   });
 
-  it('is null unless the response completed', () => {
-    for (const status of ['failed', 'incomplete', 'in_progress', 'cancelled', 'queued']) {
+  it('is null unless the upstream ended the answer (completed, or incomplete at a limit)', () => {
+    for (const status of ['failed', 'in_progress', 'cancelled', 'queued']) {
       expect(responseOutputText(completedResponse('x', status))).toBeNull();
     }
+    expect(responseOutputText(completedResponse('x', 'incomplete'))).toBe('x');
     expect(responseOutputText({ output: [], error: { message: 'x' } })).toBeNull();
-    expect(
-      responseOutputText({ output: [], incomplete_details: { reason: 'max_output_tokens' } }),
-    ).toBeNull();
+    expect(responseOutputText({ output: [], incomplete_details: { reason: 'max_output_tokens' } })).toBe('');
     expect(responseOutputText({ output: [] })).toBe('');
     for (const garbage of [null, 'x', [], { output: 'x' }]) expect(responseOutputText(garbage)).toBeNull();
   });

@@ -4,10 +4,12 @@ import {
   enqueue,
   lastUserText,
   sendJson,
+  sendRaw,
   sseHeaders,
   startRecordingServer,
   writePaced,
   type Exchange,
+  type RawBodyScript,
   type RecordedRequest,
 } from './fake-openai-upstream';
 
@@ -38,7 +40,8 @@ export type FakeAnthropicScript =
   | { kind: 'error'; status: number; errorType?: string; message?: string; headers?: Record<string, string> }
   | { kind: 'hang' }
   | { kind: 'disconnect' }
-  | { kind: 'raw-sse'; lines: string[]; delayMs?: number };
+  | { kind: 'raw-sse'; lines: string[]; delayMs?: number }
+  | RawBodyScript;
 
 export interface FakeAnthropicOptions {
   /** When set, requests without a matching `x-api-key` get a 401. */
@@ -147,6 +150,9 @@ function runScript(
       return;
     case 'disconnect':
       exchange.cutConnection();
+      return;
+    case 'raw':
+      sendRaw(res, script, idHeaders);
       return;
     case 'raw-sse':
       res.writeHead(200, sseHeaders(idHeaders));

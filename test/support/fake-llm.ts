@@ -40,10 +40,16 @@ export function isExtractionRequest(request: RecordedRequest): boolean {
   return typeof system === 'string' && system.startsWith('You extract what a text reveals');
 }
 
-/** The text an extraction call analysed (between the data tags). */
+/** The text an extraction call analysed (between the data tags): its messages, a blank line between. */
 export function analysedText(request: RecordedRequest): string {
+  return analysedMessages(request).join('\n\n');
+}
+
+/** The numbered messages an extraction call analysed, in order. */
+export function analysedMessages(request: RecordedRequest): string[] {
   const user = String(request.body?.messages?.[1]?.content ?? '');
-  return /<user_text>\n([\s\S]*)\n<\/user_text>/.exec(user)?.[1] ?? '';
+  const text = /<user_text>\n([\s\S]*)\n<\/user_text>/.exec(user)?.[1] ?? '';
+  return [...text.matchAll(/<user_message n="\d+">\n([\s\S]*?)\n<\/user_message>/g)].map((match) => match[1]);
 }
 
 /** Resolves when `condition` holds, polling; for processes whose work cannot be awaited directly. */

@@ -176,6 +176,23 @@ export function parseJson(text: string): LooseJson {
   }
 }
 
+/** A whole answer whose body is written as it is (JSON or not), with `application/json` unless told. */
+export interface RawBodyScript {
+  kind: 'raw';
+  status?: number;
+  body: string;
+  contentType?: string;
+}
+
+export function sendRaw(res: ServerResponse, script: RawBodyScript, headers: Record<string, string>): void {
+  res.writeHead(script.status ?? 200, {
+    'content-type': script.contentType ?? 'application/json',
+    'content-length': Buffer.byteLength(script.body),
+    ...headers,
+  });
+  res.end(script.body);
+}
+
 export function sendJson(
   res: ServerResponse,
   status: number,
@@ -250,6 +267,8 @@ export type FakeOpenAIScript =
     }
   /** Entries are written verbatim (include your own `\n\n`), `delayMs` apart, then the response ends. */
   | { kind: 'raw-sse'; lines: string[]; delayMs?: number }
+  /** A whole answer whose body is written as it is (JSON or not), with `application/json` unless told. */
+  | RawBodyScript
   /** Destroys the socket before any response byte. */
   | { kind: 'disconnect' }
   /** A Responses API answer (for `POST /v1/responses`; see fake-responses-upstream.ts). */
@@ -379,6 +398,9 @@ function runScript(
 ): void {
   const { res } = exchange;
   switch (script.kind) {
+    case 'raw':
+      sendRaw(res, script, idHeaders);
+      return;
     case 'json':
       sendJson(res, script.status ?? 200, script.body, { ...idHeaders, ...script.headers });
       return;

@@ -1,5 +1,5 @@
 import type { ApiError } from '../../common/api-error';
-import { isPlainObject } from '../../common/json-values';
+import { isPlainObject, type JsonObject } from '../../common/json-values';
 import {
   AnthropicStreamTranslator,
   toAnthropicRequest,
@@ -9,13 +9,15 @@ import {
 import type { AnthropicMessage } from '../../upstream/anthropic-types';
 import type { OpenAIChatRequest } from '../../upstream/openai-types';
 import { ChatCompletionStreamAccumulator, formatSseData } from '../../upstream/sse';
-import { invalidUpstreamAnswer, translatedExchange } from './translated-exchange';
+import { translatedExchange } from './translated-exchange';
 import { UpstreamExchange } from './upstream-exchange';
 import { verbatimExchange } from './verbatim-exchange';
 
 /** Chat completions to an OpenAI-compatible upstream: verbatim. */
 export const openAiChatExchange: UpstreamExchange = verbatimExchange({
   path: '/chat/completions',
+  expected: 'a chat completion',
+  isAnswer: isChatCompletion,
   replyOf: completionText,
   streamReader() {
     const accumulator = new ChatCompletionStreamAccumulator();
@@ -33,8 +35,9 @@ export const anthropicChatExchange: UpstreamExchange = translatedExchange({
   path: '/messages',
   translateRequest: (clientBody) => toAnthropicRequest(clientBody as unknown as OpenAIChatRequest),
   errorBody: toOpenAIErrorBody,
+  expected: 'a Messages API message',
+  isAnswer: isAnthropicMessage,
   translateAnswer(upstreamAnswer) {
-    if (!isAnthropicMessage(upstreamAnswer)) throw invalidUpstreamAnswer('a Messages API message');
     const completion = toOpenAIChatCompletion(upstreamAnswer);
     const content = completion.choices[0]?.message.content;
     return { body: completion, reply: typeof content === 'string' ? content : '' };
@@ -57,6 +60,13 @@ export const anthropicChatExchange: UpstreamExchange = translatedExchange({
 /** A chat stream broken off: one event carrying the error envelope. */
 function chatStreamFailure(error: ApiError): string {
   return formatSseData(JSON.stringify(error.toEnvelope()));
+}
+
+/** A `chat.completion` body: an object whose `choices` is an array of objects. */
+export function isChatCompletion(answer: unknown): answer is JsonObject & { choices: JsonObject[] } {
+  return (
+    isPlainObject(answer) && Array.isArray(answer.choices) && answer.choices.every((c) => isPlainObject(c))
+  );
 }
 
 /** The first choice's text of a `chat.completion` body, '' when it has none (e.g. only tool calls). */

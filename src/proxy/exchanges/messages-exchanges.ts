@@ -1,5 +1,4 @@
 import type { ApiError } from '../../common/api-error';
-import { isPlainObject } from '../../common/json-values';
 import {
   anthropicMessageText,
   AnthropicStreamAccumulator,
@@ -10,7 +9,8 @@ import {
   toAnthropicErrorBody,
 } from '../../upstream/protocol-translation';
 import { anthropicErrorType } from '../../common/api-error';
-import { invalidUpstreamAnswer, translatedExchange } from './translated-exchange';
+import { isAnthropicMessage, isChatCompletion } from './chat-exchanges';
+import { translatedExchange } from './translated-exchange';
 import { UpstreamExchange } from './upstream-exchange';
 import { verbatimExchange } from './verbatim-exchange';
 
@@ -23,6 +23,8 @@ function anthropicStreamFailure(error: ApiError): string {
 export const anthropicMessagesExchange: UpstreamExchange = verbatimExchange({
   path: '/messages',
   forwardedHeaders: ['anthropic-beta'],
+  expected: 'a Messages API message',
+  isAnswer: isAnthropicMessage,
   replyOf: anthropicMessageText,
   streamReader() {
     const accumulator = new AnthropicStreamAccumulator();
@@ -40,9 +42,9 @@ export const openAiMessagesExchange: UpstreamExchange = translatedExchange({
   path: '/chat/completions',
   translateRequest: (clientBody) => anthropicToChatRequest(clientBody),
   errorBody: toAnthropicErrorBody,
+  expected: 'a chat completion',
+  isAnswer: isChatCompletion,
   translateAnswer(upstreamAnswer) {
-    if (!isPlainObject(upstreamAnswer) || !Array.isArray(upstreamAnswer.choices))
-      throw invalidUpstreamAnswer('a chat completion');
     const message = chatCompletionToAnthropicMessage(upstreamAnswer);
     return { body: message, reply: anthropicMessageText(message) };
   },

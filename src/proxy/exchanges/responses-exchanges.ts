@@ -1,4 +1,5 @@
 import type { ApiError } from '../../common/api-error';
+import { isPlainObject } from '../../common/json-values';
 import {
   AnthropicStreamTranslator,
   toAnthropicRequest,
@@ -14,20 +15,22 @@ import {
   ResponsesStreamAccumulator,
 } from '../../upstream/protocol-translation';
 import { isAnthropicMessage } from './chat-exchanges';
-import { invalidUpstreamAnswer, translatedExchange } from './translated-exchange';
+import { translatedExchange } from './translated-exchange';
 import { UpstreamExchange } from './upstream-exchange';
 import { verbatimExchange } from './verbatim-exchange';
 
 /** Responses to an OpenAI-compatible upstream: verbatim, typed events and all. */
 export const openAiResponsesExchange: UpstreamExchange = verbatimExchange({
   path: '/responses',
+  expected: 'a Responses API response',
+  isAnswer: (answer) => isPlainObject(answer) && Array.isArray(answer.output),
   replyOf: responseOutputText,
   streamReader() {
     const accumulator = new ResponsesStreamAccumulator();
     return {
       push: (chunk) => accumulator.push(chunk),
       end: () => accumulator.end(),
-      completedReply: () => (accumulator.completed ? accumulator.text : null),
+      completedReply: () => (accumulator.answered ? accumulator.text : null),
       fail: (error: ApiError) =>
         formatResponsesErrorEvent((accumulator.lastSequenceNumber ?? -1) + 1, {
           message: error.message,
@@ -45,8 +48,9 @@ export const anthropicResponsesExchange: UpstreamExchange = translatedExchange({
   path: '/messages',
   translateRequest: (clientBody) => toAnthropicRequest(responsesToChatRequest(clientBody)),
   errorBody: toOpenAIErrorBody,
+  expected: 'a Messages API message',
+  isAnswer: isAnthropicMessage,
   translateAnswer(upstreamAnswer, clientBody) {
-    if (!isAnthropicMessage(upstreamAnswer)) throw invalidUpstreamAnswer('a Messages API message');
     const response = chatCompletionToResponse(toOpenAIChatCompletion(upstreamAnswer), clientBody);
     return { body: response, reply: responseOutputText(response) };
   },
@@ -56,7 +60,7 @@ export const anthropicResponsesExchange: UpstreamExchange = translatedExchange({
     return {
       push: (chunk) => toResponses.push(toChat.push(chunk)),
       end: () => toResponses.push(toChat.end()) + toResponses.end(),
-      completedReply: () => (toResponses.completed ? toResponses.text : null),
+      completedReply: () => (toResponses.answered ? toResponses.text : null),
       fail: (error: ApiError) => toResponses.fail(error.message, error.code),
     };
   },
