@@ -9,7 +9,7 @@
 const { execFileSync } = require('node:child_process');
 const { createHash } = require('node:crypto');
 const { existsSync, readdirSync, readFileSync, writeFileSync } = require('node:fs');
-const { join, relative } = require('node:path');
+const { dirname, join, relative } = require('node:path');
 
 const INPUT_DIRS = ['src', 'bench', 'console'];
 const INPUT_FILES = [
@@ -68,7 +68,12 @@ function main(args) {
   if (existsSync(consoleConfig)) {
     execFileSync(
       process.execPath,
-      [require.resolve('vite/bin/vite.js'), 'build', '--config', consoleConfig],
+      [
+        join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js'),
+        'build',
+        '--config',
+        consoleConfig,
+      ],
       {
         cwd: root,
         stdio: 'inherit',

@@ -64,8 +64,8 @@ describe('API key and documentation', () => {
     expect(res.body.total).toBe(0);
   });
 
-  it('keeps /health, /ready and the docs public, and the root leads to the docs', async () => {
-    await t.api().get('/').expect(302).expect('Location', '/docs');
+  it('keeps /health, /ready and the docs public, and the root leads to the console', async () => {
+    await t.api().get('/').expect(302).expect('Location', '/admin/');
     await t.api().get('/health').expect(200);
     await t.api().get('/ready').expect(200);
     await t.api().get('/docs-json').expect(200);

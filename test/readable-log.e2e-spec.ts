@@ -16,7 +16,7 @@ describe('The readable log of the built service', () => {
       headers: { 'x-request-id': 'home-1' },
     });
     expect(root.status).toBe(302);
-    expect(root.headers.get('location')).toBe('/docs');
+    expect(root.headers.get('location')).toBe('/admin/');
     await service.stop();
 
     // without colours, should pino-pretty use them
