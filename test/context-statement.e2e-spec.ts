@@ -18,11 +18,18 @@ describe('The context statement, small and large profile paths', () => {
   beforeAll(async () => {
     t = await startTestApp();
     profileId = (await makeProfile(t)).id;
+    let current: string | null = null;
     for (let i = 0; i < 120; i++) {
       const content = `${PEOPLE[i % PEOPLE.length]} ${VERBS[(i * 7) % VERBS.length]} ${THINGS[(i * 3) % THINGS.length]} on day ${i % 17}`;
       const memory = await makeMemory(t, profileId, { content, importance: (i % 10) / 10 });
-      if (i % 11 === 0) {
-        await t.dataSource.query(`UPDATE memories SET superseded_at = now() WHERE id = $1`, [memory.id]);
+      if (i % 11 === 0 && current !== null) {
+        // a superseded memory always names what replaced it
+        await t.dataSource.query(
+          `UPDATE memories SET superseded_at = now(), superseded_by = $2 WHERE id = $1`,
+          [memory.id, current],
+        );
+      } else {
+        current = memory.id;
       }
     }
   });

@@ -41,11 +41,19 @@ describe('Candidates ranked in the process, against the context statement', () =
       decays.push(DECAYS[(i * 7) % DECAYS.length]);
     }
     await t.dataSource.query(
-      `INSERT INTO memories (profile_id, content, content_hash, type, importance, decay_factor, created_at, superseded_at)
-       SELECT $1, c, md5(c || n), 'fact', i, d, timestamptz '2026-03-01 12:00:00.123456+00' - m * interval '37 minutes',
-              CASE WHEN n % 11 = 0 THEN now() END
+      `INSERT INTO memories (profile_id, content, content_hash, type, importance, decay_factor, created_at)
+       SELECT $1, c, md5(c || n), 'fact', i, d, timestamptz '2026-03-01 12:00:00.123456+00' - m * interval '37 minutes'
        FROM unnest($2::text[], $3::int[], $4::real[], $5::real[]) WITH ORDINALITY AS x (c, m, i, d, n)`,
       [profileId, contents, minutes, importances, decays],
+    );
+    // every eleventh memory superseded by the first (a superseded memory always names what replaced it)
+    await t.dataSource.query(
+      `WITH x AS (SELECT md5(c || n) AS hash, n FROM unnest($2::text[]) WITH ORDINALITY AS x (c, n))
+       UPDATE memories SET superseded_at = now(),
+              superseded_by = (SELECT id FROM memories WHERE profile_id = $1
+                               AND content_hash = (SELECT hash FROM x WHERE n = 1))
+       WHERE profile_id = $1 AND content_hash IN (SELECT hash FROM x WHERE n % 11 = 0)`,
+      [profileId, contents],
     );
   });
 

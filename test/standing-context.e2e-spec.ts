@@ -120,7 +120,10 @@ describe('The standing part of a context, held between requests', () => {
     expect(edited).toContain('shellfish');
     expect(edited).not.toContain('peanuts');
 
-    await t.dataSource.query(`UPDATE memories SET superseded_at = now() WHERE id = $1`, [memories[1].id]);
+    await t.dataSource.query(`UPDATE memories SET superseded_at = now(), superseded_by = $2 WHERE id = $1`, [
+      memories[1].id,
+      memories[0].id,
+    ]);
     expect(await injected('standing-replica')).not.toContain('Lisbon');
 
     await t.dataSource.query(`DELETE FROM traits WHERE profile_id = $1`, [profile.id]);

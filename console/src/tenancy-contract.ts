@@ -21,6 +21,7 @@ export interface ApiKey {
   createdAt: string;
   expiresAt: string | null;
   lastUsedAt: string | null;
+  revokedAt?: string | null;
 }
 
 export interface AuditEvent {

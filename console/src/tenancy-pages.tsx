@@ -7,7 +7,7 @@ import { CursorPager, ErrorNote, formatDate, go, Loading, useAction, useCursorPa
 const appName = (application: ApplicationSummary | string | null): string =>
   application === null ? '—' : typeof application === 'string' ? application : application.name;
 
-/** The application's keys: created with their scopes (the secret is shown once), listed, revoked. */
+/** The application's keys: created with their scopes (the secret is shown once), listed (the revoked ones left out), revoked. */
 export function KeysPage() {
   const keys = useLoad(() => callRoute<{ keys: ApiKey[] }>('GET', '/api/keys'), []);
   const applications = useLoad(
@@ -94,33 +94,35 @@ export function KeysPage() {
             </tr>
           </thead>
           <tbody>
-            {keys.data.keys.map((key) => (
-              <tr key={key.id}>
-                <th scope="row">{key.name}</th>
-                <td>
-                  <code>{key.prefix}</code>
-                </td>
-                <td>{appName(key.application)}</td>
-                <td>{key.scopes.join(', ')}</td>
-                <td>{formatDate(key.lastUsedAt)}</td>
-                <td>{formatDate(key.expiresAt)}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="danger"
-                    aria-label={`Revoke ${key.name}`}
-                    onClick={() =>
-                      void action.run(async () => {
-                        await callRoute('DELETE', `/api/keys/${encodeURIComponent(key.id)}`);
-                        keys.reload();
-                      })
-                    }
-                  >
-                    Revoke
-                  </button>
-                </td>
-              </tr>
-            ))}
+            {keys.data.keys
+              .filter((key) => !key.revokedAt)
+              .map((key) => (
+                <tr key={key.id}>
+                  <th scope="row">{key.name}</th>
+                  <td>
+                    <code>{key.prefix}</code>
+                  </td>
+                  <td>{appName(key.application)}</td>
+                  <td>{key.scopes.join(', ')}</td>
+                  <td>{formatDate(key.lastUsedAt)}</td>
+                  <td>{formatDate(key.expiresAt)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-label={`Revoke ${key.name}`}
+                      onClick={() =>
+                        void action.run(async () => {
+                          await callRoute('DELETE', `/api/keys/${encodeURIComponent(key.id)}`);
+                          keys.reload();
+                        })
+                      }
+                    >
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
           </tbody>
         </table>
       )}

@@ -6,7 +6,7 @@ interface Layer {
 
 /**
  * The routes the app's router serves, as `METHOD /path/{param}`, leaving out the docs (`/docs...`, and
- * the root, which redirects to them).
+ * the root, which redirects to the console).
  */
 export function servedRoutes(t: TestApp): string[] {
   const router = (t.app.getHttpAdapter().getInstance() as { router: { stack: Layer[] } }).router;
