@@ -281,9 +281,11 @@ export class ContextService {
     const entry = this.held.get(key);
     const trusted = vector === null && trustHeld ? this.trustedHeld(key, entry, question, perSource) : null;
     if (trusted) return trusted;
+    // noted before the read: a profile erased after it is not held again from what the read saw
+    const readSince = this.held.moment();
     if (vector === null && entry?.kind !== 'large') {
       const heldWhole = entry?.kind === 'whole' ? entry : undefined;
-      const whole = await this.loadWhole(key, heldWhole, profile, question, perSource);
+      const whole = await this.loadWhole(key, heldWhole, profile, question, perSource, readSince);
       if (whole !== 'large') return whole;
     }
     const standingKey = `${key}:${perSource}`;
@@ -300,7 +302,7 @@ export class ContextService {
     // a large profile that has shrunk is held whole again from its next question on
     if (row.memory_count < WORD_SCAN_LIMIT && entry?.kind === 'large') this.held.delete(key);
     const standing = row.standing === null && held ? held : standingOf(row);
-    return this.served(standingKey, standing, held, merged(row, standing));
+    return this.served(standingKey, standing, held, merged(row, standing), readSince);
   }
 
   /** The profile held whole under `key` (`entry`), with its candidates for the question, when withoutAsking may use it. */
@@ -312,7 +314,7 @@ export class ContextService {
   ): LoadedProfile | null {
     if (entry?.kind !== 'whole') return null;
     const known = this.withoutAsking(entry, question, perSource);
-    return known && this.served(key, entry, entry, known, true);
+    return known && this.served(key, entry, entry, known, this.held.moment(), true);
   }
 
   /**
@@ -337,6 +339,7 @@ export class ContextService {
     profile: ProfileKey,
     question: string,
     perSource: number,
+    readSince: number,
   ): Promise<LoadedProfile | null | 'large'> {
     // noted before the read: a change the read may not see is notified after it
     const confirmed = this.changes.token();
@@ -369,29 +372,36 @@ export class ContextService {
     } catch (error) {
       if (!(error instanceof IncompleteHeldCopy) || held === undefined) throw error;
       this.held.delete(key);
-      return this.loadWhole(key, undefined, profile, question, perSource);
+      return this.loadWhole(key, undefined, profile, question, perSource, readSince);
     }
     if (whole === null || whole === undefined) {
-      this.held.set(key, { kind: 'large', profileId: row.id });
+      this.held.set(key, { kind: 'large', profileId: row.id }, readSince);
       return 'large';
     }
     if (whole === held) Object.assign(held, { confirmed, trustedUntil });
-    return this.served(key, whole, held, whole.memories.candidates(inCanonicalOrder(row.units), perSource));
+    return this.served(
+      key,
+      whole,
+      held,
+      whole.memories.candidates(inCanonicalOrder(row.units), perSource),
+      readSince,
+    );
   }
 
   /**
    * The profile as the context is built from what served: the held copy (counted so, and as `trusted`
-   * when the database was not asked), or a new one kept.
+   * when the database was not asked), or a new one kept (read after `readSince`).
    */
   private served(
     key: string,
     used: WholeProfile | StandingContext,
     held: WholeProfile | StandingContext | undefined,
     memories: RetrievedMemory[],
+    readSince: number,
     trusted = false,
   ): LoadedProfile {
     this.metrics.observeStandingContext(trusted ? 'trusted' : used === held ? 'held' : 'sent');
-    if (used !== held) this.held.set(key, used);
+    if (used !== held) this.held.set(key, used, readSince);
     return { id: used.profileId, summary: used.summary, traits: used.traits, memories };
   }
 }

@@ -20,10 +20,10 @@ describe('HeldContexts', () => {
   // an entry of 2,000 characters (content and its one word) counts about 8,800 bytes: two fit in 20,000
   it('lets the least recently used entries go once the budget is passed', () => {
     const held = new HeldContexts(20_000);
-    held.set('a', whole('a', 2_000));
-    held.set('b', whole('b', 2_000));
+    held.set('a', whole('a', 2_000), held.moment());
+    held.set('b', whole('b', 2_000), held.moment());
     held.get('a'); // used: b is now the oldest
-    held.set('c', whole('c', 2_000));
+    held.set('c', whole('c', 2_000), held.moment());
     expect(held.get('b')).toBeUndefined();
     expect(held.get('a')?.profileId).toBe('a');
     expect(held.get('c')?.profileId).toBe('c');
@@ -31,29 +31,54 @@ describe('HeldContexts', () => {
 
   it('keeps nothing larger than the whole budget, and nothing at all with a budget of 0', () => {
     const small = new HeldContexts(1_000);
-    small.set('a', whole('a', 10_000));
+    small.set('a', whole('a', 10_000), small.moment());
     expect(small.size).toBe(0);
     const none = new HeldContexts(0);
-    none.set('large', { kind: 'large', profileId: 'p' });
+    none.set('large', { kind: 'large', profileId: 'p' }, none.moment());
     expect(none.size).toBe(0);
   });
 
   it('counts an entry once when it is replaced', () => {
     const held = new HeldContexts(20_000);
-    for (let i = 0; i < 10; i++) held.set('a', whole('a', 2_000));
-    held.set('b', whole('b', 2_000));
+    for (let i = 0; i < 10; i++) held.set('a', whole('a', 2_000), held.moment());
+    held.set('b', whole('b', 2_000), held.moment());
     expect(held.get('a')).toBeDefined();
     expect(held.get('b')).toBeDefined();
   });
 
   it('forgets every entry of an erased profile, and only those', () => {
     const held = new HeldContexts(1_000_000);
-    held.set('user:u', whole('p1', 10));
-    held.set('id:p1', whole('p1', 10));
-    held.set('user:u:50', { kind: 'large', profileId: 'p1' });
-    held.set('user:v', whole('p2', 10));
+    held.set('user:u', whole('p1', 10), held.moment());
+    held.set('id:p1', whole('p1', 10), held.moment());
+    held.set('user:u:50', { kind: 'large', profileId: 'p1' }, held.moment());
+    held.set('user:v', whole('p2', 10), held.moment());
     held.forgetProfile('p1');
     expect(held.size).toBe(1);
+    expect(held.get('user:v')?.profileId).toBe('p2');
+  });
+
+  it('holds nothing of a profile erased after the read it came from began', () => {
+    const held = new HeldContexts(1_000_000);
+    const readSince = held.moment();
+    held.forgetProfile('p1');
+    held.set('user:u', whole('p1', 10), readSince);
+    held.set('user:u:50', { kind: 'large', profileId: 'p1' }, readSince);
+    held.set('user:v', whole('p2', 10), readSince);
+    expect(held.get('user:u')).toBeUndefined();
+    expect(held.get('user:u:50')).toBeUndefined();
+    expect(held.get('user:v')?.profileId).toBe('p2');
+    // a read that began after the erasure saw the database without the profile: what it holds is new
+    held.set('user:u', whole('p1', 10), held.moment());
+    expect(held.get('user:u')?.profileId).toBe('p1');
+  });
+
+  it('holds nothing from a read older than the erasures it still remembers', () => {
+    const held = new HeldContexts(1_000_000);
+    const readSince = held.moment();
+    for (let i = 0; i <= 10_000; i++) held.forgetProfile(`erased-${i}`);
+    held.set('user:v', whole('p2', 10), readSince);
+    expect(held.get('user:v')).toBeUndefined();
+    held.set('user:v', whole('p2', 10), held.moment());
     expect(held.get('user:v')?.profileId).toBe('p2');
   });
 });

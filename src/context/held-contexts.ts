@@ -45,6 +45,9 @@ export interface LargeProfile {
 
 export type HeldContext = WholeProfile | StandingContext | LargeProfile;
 
+/** Erased profiles whose erasure is remembered; past this a read that began before the oldest stores nothing. */
+const REMEMBERED_ERASURES = 10_000;
+
 /** What an entry is counted as beyond its text: keys, dates, numbers and the objects that hold them. */
 const ENTRY_OVERHEAD_BYTES = 512;
 const ROW_OVERHEAD_BYTES = 256;
@@ -56,14 +59,24 @@ const WORD_OVERHEAD_BYTES = 48;
  * ever used after the database confirmed its fingerprint, so a stale entry costs one full answer,
  * never a wrong context. Least recently used entries go first once the entries' approximate size
  * passes the budget (CONTEXT_CACHE_MB; 0 keeps nothing). An erased profile's entries are dropped when
- * this process erases it; another replica's are never used again (the fingerprint names the profile)
- * and age out.
+ * this process erases it, and a read that began before (noted `moment()`) stores nothing of it after;
+ * another replica's are never used again (the fingerprint names the profile) and age out.
  */
 export class HeldContexts {
   private readonly entries = new Map<string, { context: HeldContext; bytes: number }>();
   private bytes = 0;
+  /** How many erasures this process made; `erasedAt` numbers each remembered profile's. */
+  private erasures = 0;
+  private readonly erasedAt = new Map<string, number>();
+  /** Erasures up to this number are no longer in `erasedAt`. */
+  private forgottenErasuresThrough = 0;
 
   constructor(private readonly budgetBytes: number) {}
+
+  /** Now, for `set`: what a reader notes before it reads. */
+  moment(): number {
+    return this.erasures;
+  }
 
   /** The held context for this key, marked as just used. */
   get(key: string): HeldContext | undefined {
@@ -74,8 +87,13 @@ export class HeldContexts {
     return entry.context;
   }
 
-  set(key: string, context: HeldContext): void {
+  /**
+   * Holds `context` under `key`, unless its profile was erased after `readSince` (the `moment()` noted
+   * before the read it came from): then the read saw the profile before the erasure and nothing is held.
+   */
+  set(key: string, context: HeldContext, readSince: number): void {
     this.delete(key);
+    if (this.erasedSince(context.profileId, readSince)) return;
     const bytes = sizeOf(context);
     if (bytes > this.budgetBytes) return;
     this.entries.set(key, { context, bytes });
@@ -94,11 +112,27 @@ export class HeldContexts {
     this.bytes -= entry.bytes;
   }
 
-  /** Drops every entry of this profile (erased: its data is not kept in memory either). */
+  /**
+   * Drops every entry of this profile (erased: its data is not kept in memory either), and keeps any
+   * read that began before from holding it again.
+   */
   forgetProfile(profileId: string): void {
+    this.erasedAt.delete(profileId);
+    this.erasedAt.set(profileId, ++this.erasures);
+    for (const [oldest, erasure] of this.erasedAt) {
+      if (this.erasedAt.size <= REMEMBERED_ERASURES) break;
+      this.erasedAt.delete(oldest);
+      this.forgottenErasuresThrough = erasure;
+    }
     for (const [key, entry] of this.entries) {
       if (entry.context.profileId === profileId) this.delete(key);
     }
+  }
+
+  private erasedSince(profileId: string, moment: number): boolean {
+    if (moment === this.erasures) return false;
+    const erased = this.erasedAt.get(profileId);
+    return erased === undefined ? this.forgottenErasuresThrough > moment : erased > moment;
   }
 
   get size(): number {
