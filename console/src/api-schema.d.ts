@@ -4,6 +4,93 @@
  */
 
 export interface paths {
+    "/api/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The applications (an application key sees its own). */
+        get: operations["listApplications"];
+        put?: never;
+        /** Create an application (root key only). */
+        post: operations["createApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit trail, newest first, with filters and cursor paging. */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The keys, without secrets (an application key sees its application's). */
+        get: operations["listKeys"];
+        put?: never;
+        /** Create a key; its secret is in this answer only. */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a key: every replica refuses it within a second. */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The key of this request and the application it acts in (any valid key, any scope). */
+        get: operations["currentKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/profiles": {
         parameters: {
             query?: never;
@@ -161,7 +248,10 @@ export interface paths {
         get: operations["getMemory"];
         put?: never;
         post?: never;
-        /** Delete a memory of this profile. */
+        /**
+         * Delete a memory of this profile; the memories it had superseded are current again (or superseded
+         *     by what superseded it). With `purge=true` its history is purged too.
+         */
         delete: operations["deleteMemory"];
         options?: never;
         head?: never;
@@ -231,7 +321,7 @@ export interface paths {
         /** Create or replace a trait by hand (source `manual`: automatic extraction never changes it). */
         put: operations["putTrait"];
         post?: never;
-        /** Delete a trait. */
+        /** Delete a trait; with `purge=true` its history is purged too. */
         delete: operations["deleteTrait"];
         options?: never;
         head?: never;
@@ -296,12 +386,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Not served: the server sends nothing unasked (GET) and keeps no sessions to end (DELETE). */
-        get: operations["notServed"];
+        /** Not served: the server sends nothing unasked (no stream to open). */
+        get: operations["openStream"];
         put?: never;
         /** One MCP JSON-RPC message (initialize, tools/list, tools/call ...) for the user of X-Service-Id. */
         post: operations["handle"];
-        delete?: never;
+        /** Not served: the server keeps no sessions to end. */
+        delete: operations["endSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -440,6 +531,85 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ApiKeyDto: {
+            application: components["schemas"]["ApplicationRefDto"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** @example support bot */
+            name: string;
+            /**
+             * @description The public part of the key, after `pms_`
+             * @example 3f9a0c1b2d4e
+             */
+            prefix: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            scopes: ("proxy" | "read" | "write" | "admin")[];
+        };
+        ApiKeyListResponseDto: {
+            keys: components["schemas"]["ApiKeyDto"][];
+        };
+        ApiKeyResponseDto: {
+            key: components["schemas"]["ApiKeyDto"];
+        };
+        ApplicationDto: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            /** @example support */
+            name: string;
+        };
+        ApplicationListResponseDto: {
+            applications: components["schemas"]["ApplicationDto"][];
+        };
+        ApplicationRefDto: {
+            /** Format: uuid */
+            id: string;
+            /** @example support */
+            name: string;
+        };
+        ApplicationResponseDto: {
+            application: components["schemas"]["ApplicationDto"];
+        };
+        AuditEventDto: {
+            /** @example profile.erase */
+            action: string;
+            /** Format: uuid */
+            application: string | null;
+            /** Format: date-time */
+            at: string;
+            /** @example 1042 */
+            id: string;
+            /**
+             * Format: uuid
+             * @description null for the root key
+             */
+            keyId: string | null;
+            /** @enum {string} */
+            outcome: "success" | "denied";
+            requestId: string | null;
+            /**
+             * @description What the action was on, by id: profileId, memoryId, traitKey, keyId, applicationId, keyPrefix
+             * @example {
+             *       "profileId": "6f1c…"
+             *     }
+             */
+            target: {
+                [key: string]: string;
+            };
+        };
+        AuditListResponseDto: {
+            events: components["schemas"]["AuditEventDto"][];
+            /** @description The cursor of the next (older) page; null at the end */
+            next: string | null;
+        };
         ChatCompletionChoiceDto: {
             /** @example stop */
             finish_reason: string;
@@ -552,6 +722,36 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        CreateApiKeyDto: {
+            /** @description The application the key acts in, by id or name (an application key may name only its own). */
+            application: string;
+            /**
+             * Format: date-time
+             * @description When the key stops working (ISO 8601); never when absent.
+             */
+            expiresAt?: string;
+            /** @description A name for people (e.g. "support bot"). */
+            name: string;
+            /**
+             * @description What the key may do.
+             * @example [
+             *       "proxy"
+             *     ]
+             */
+            scopes: ("proxy" | "read" | "write" | "admin")[];
+        };
+        CreateApplicationDto: {
+            /** @description The application's name (letters, digits, `.`, `_` and `-`; 1 to 100 characters), unique. */
+            name: string;
+        };
+        CreatedApiKeyResponseDto: {
+            key: components["schemas"]["ApiKeyDto"];
+            /**
+             * @description The key itself: shown in this answer only
+             * @example pms_3f9a0c1b2d4e_…
+             */
+            secret: string;
+        };
         CreateMemoryDto: {
             /**
              * @description The fact, preference, event or context to remember (1 to 10,000 characters).
@@ -569,6 +769,25 @@ export interface components {
         CreateProfileDto: {
             /** @description The caller's own identifier for the user (trimmed; 1 to 255 characters). */
             externalId: string;
+        };
+        CurrentKeyDto: {
+            /** @description The application the request acts in */
+            application: components["schemas"]["ApplicationRefDto"];
+            /**
+             * Format: uuid
+             * @description null for the root key
+             */
+            id: string | null;
+            /** @example support bot */
+            name: string;
+            /** @description null for the root key */
+            prefix: string | null;
+            /** @description Whether this is the root key (SERVICE_API_KEY) */
+            root: boolean;
+            scopes: ("proxy" | "read" | "write" | "admin")[];
+        };
+        CurrentKeyResponseDto: {
+            key: components["schemas"]["CurrentKeyDto"];
         };
         DeletedCountsDto: {
             /** @example 12 */
@@ -657,7 +876,7 @@ export interface components {
         };
         HistoryEntryDto: {
             /** @enum {string} */
-            change: "created" | "updated" | "superseded" | "reinforced" | "deleted" | "reverted";
+            change: "created" | "updated" | "superseded" | "reinforced" | "deleted" | "reverted" | "purged";
             /** Format: date-time */
             createdAt: string;
             /** Format: uuid */
@@ -667,7 +886,7 @@ export interface components {
             /** @description The value before the change (null when created) */
             oldValue: Record<string, never> | null;
             /** @enum {string} */
-            source: "api" | "extraction" | "ingest";
+            source: "api" | "mcp" | "extraction" | "ingest";
             /** @description The conversation messages extraction learnt it from. */
             sourceMessageIds: string[];
             /** @enum {string} */
@@ -774,6 +993,41 @@ export interface components {
             content: string | null;
             /** Format: uuid */
             id: string;
+        };
+        LearningStateDto: {
+            /**
+             * @description The extractor that learns: the LLM, or the heuristic rules (EXTRACTOR).
+             * @example llm
+             * @enum {string}
+             */
+            extractor: "llm" | "heuristic";
+            /**
+             * @description Messages given up after their last failed try: `POST /api/profiles/{id}/extraction/retry` tries them again.
+             * @example 0
+             */
+            failedMessages: number;
+            /**
+             * @description Messages the rules learnt from after the LLM's last failed try.
+             * @example 2
+             */
+            fellBackMessages: number;
+            /**
+             * @description The error of the newest failure that still stands (a pending retry, a message given up, or learnt by the rules).
+             * @example the LLM call failed 3 time(s); last: unusable answer: no JSON object
+             */
+            lastError: string | null;
+            /** Format: date-time */
+            lastErrorAt: string | null;
+            /**
+             * @description Messages not yet learnt from, some perhaps waiting after a failed try.
+             * @example 0
+             */
+            pendingMessages: number;
+            /**
+             * @description Whether the rules learn from a batch after the LLM's last failed try (EXTRACTION_RULES_FALLBACK).
+             * @example true
+             */
+            rulesFallback: boolean;
         };
         LivenessDto: {
             /** @example ok */
@@ -914,6 +1168,7 @@ export interface components {
             traits: number;
         };
         ProfileDetailsResponseDto: {
+            learning: components["schemas"]["LearningStateDto"];
             profile: components["schemas"]["ProfileWithTraitsDto"];
             /** @description The 10 newest memories. */
             recentMemories: components["schemas"]["MemorySummaryDto"][];
@@ -938,6 +1193,8 @@ export interface components {
             updatedAt: string;
         };
         ProfileExportDto: {
+            /** @description The audit events that name the profile (this export's too), oldest first. */
+            audit: components["schemas"]["AuditEventDto"][];
             /** Format: date-time */
             exportedAt: string;
             /** @description Every change of the profile's memories and traits, oldest first. */
@@ -1157,6 +1414,306 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listApplications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplicationListResponseDto"];
+                };
+            };
+            /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `admin` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApplicationDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplicationResponseDto"];
+                };
+            };
+            /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `admin` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `application_exists` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /** @description Only this action (e.g. `profile.erase`). */
+                action?: string;
+                /** @description Only this application's events (id or name; an application key sees only its own). */
+                application?: string;
+                /** @description The `next` of the previous page. */
+                cursor?: string;
+                /** @description Maximum events returned (default 50; larger than 100 is lowered to 100). */
+                limit?: number;
+                /** @description Only events that name this profile (its internal id). */
+                profile?: string;
+                /** @description Only events at or after this time (ISO 8601). */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditListResponseDto"];
+                };
+            };
+            /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `admin` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListResponseDto"];
+                };
+            };
+            /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `admin` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKeyResponseDto"];
+                };
+            };
+            /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `admin` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `application_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponseDto"];
+                };
+            };
+            /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `admin` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `key_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    currentKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentKeyResponseDto"];
+                };
+            };
+            /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     listProfiles: {
         parameters: {
             query?: {
@@ -1192,6 +1749,15 @@ export interface operations {
             };
             /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `read` scope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1250,6 +1816,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `write` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     getProfile: {
@@ -1258,7 +1833,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
             };
             cookie?: never;
         };
@@ -1290,6 +1865,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `read` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `profile_not_found` */
             404: {
                 headers: {
@@ -1307,7 +1891,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
             };
             cookie?: never;
         };
@@ -1339,6 +1923,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `admin` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `profile_not_found` */
             404: {
                 headers: {
@@ -1356,7 +1949,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
             };
             cookie?: never;
         };
@@ -1392,6 +1985,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `write` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `profile_not_found` */
             404: {
                 headers: {
@@ -1409,7 +2011,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
             };
             cookie?: never;
         };
@@ -1445,6 +2047,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `read` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `profile_not_found` */
             404: {
                 headers: {
@@ -1462,7 +2073,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
             };
             cookie?: never;
         };
@@ -1494,6 +2105,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `read` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `profile_not_found` */
             404: {
                 headers: {
@@ -1511,7 +2131,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
             };
             cookie?: never;
         };
@@ -1527,6 +2147,15 @@ export interface operations {
             };
             /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `read` scope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1551,7 +2180,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
             };
             cookie?: never;
         };
@@ -1567,6 +2196,15 @@ export interface operations {
             };
             /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `write` scope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1591,7 +2229,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
             };
             cookie?: never;
         };
@@ -1620,6 +2258,15 @@ export interface operations {
             };
             /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `write` scope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1662,7 +2309,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
             };
             cookie?: never;
         };
@@ -1694,6 +2341,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `read` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `profile_not_found`, `memory_not_found` */
             404: {
                 headers: {
@@ -1711,7 +2367,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
             };
             cookie?: never;
         };
@@ -1757,6 +2413,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `write` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `profile_not_found`, `memory_not_found` */
             404: {
                 headers: {
@@ -1774,7 +2439,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
                 memoryId: string;
             };
             cookie?: never;
@@ -1798,6 +2463,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `read` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `profile_not_found`, `memory_not_found` */
             404: {
                 headers: {
@@ -1811,11 +2485,18 @@ export interface operations {
     };
     deleteMemory: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description `true` removes the item's values from the history too: its entries are replaced by one `purged`
+                 *     entry (that it existed, when, and the change's source), and other memories' entries lose its
+                 *     content. Without it the history keeps the deleted values until the profile is deleted.
+                 */
+                purge?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
                 memoryId: string;
             };
             cookie?: never;
@@ -1832,6 +2513,15 @@ export interface operations {
             };
             /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `write` scope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1856,7 +2546,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
                 memoryId: string;
             };
             cookie?: never;
@@ -1893,6 +2583,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `write` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `profile_not_found`, `memory_not_found` */
             404: {
                 headers: {
@@ -1919,7 +2618,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
                 memoryId: string;
             };
             cookie?: never;
@@ -1936,6 +2635,15 @@ export interface operations {
             };
             /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `read` scope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1965,7 +2673,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
             };
             cookie?: never;
         };
@@ -1997,6 +2705,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `read` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `profile_not_found` */
             404: {
                 headers: {
@@ -2014,7 +2731,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
             };
             cookie?: never;
         };
@@ -2030,6 +2747,15 @@ export interface operations {
             };
             /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `read` scope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2054,7 +2780,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
                 /** @description 1 to 100 letters, digits, _, - or . */
                 key: string;
             };
@@ -2092,6 +2818,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `write` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `profile_not_found`, `trait_not_found`, `history_not_found` */
             404: {
                 headers: {
@@ -2105,11 +2840,18 @@ export interface operations {
     };
     deleteTrait: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description `true` removes the item's values from the history too: its entries are replaced by one `purged`
+                 *     entry (that it existed, when, and the change's source), and other memories' entries lose its
+                 *     content. Without it the history keeps the deleted values until the profile is deleted.
+                 */
+                purge?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
                 /** @description 1 to 100 letters, digits, _, - or . */
                 key: string;
             };
@@ -2125,7 +2867,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessResponseDto"];
                 };
             };
-            /** @description `invalid_trait_key` */
+            /** @description `invalid_trait_key`, `invalid_purge` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2136,6 +2878,15 @@ export interface operations {
             };
             /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `write` scope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2160,7 +2911,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
                 /** @description 1 to 100 letters, digits, _, - or . */
                 key: string;
             };
@@ -2194,6 +2945,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `read` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `profile_not_found`, `trait_not_found`, `history_not_found` */
             404: {
                 headers: {
@@ -2211,7 +2971,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The internal UUID or the external id of the profile */
-                id: string;
+                id: unknown;
                 /** @description 1 to 100 letters, digits, _, - or . */
                 key: string;
             };
@@ -2249,6 +3009,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `write` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `profile_not_found`, `trait_not_found`, `history_not_found` */
             404: {
                 headers: {
@@ -2279,7 +3048,7 @@ export interface operations {
             };
         };
     };
-    notServed: {
+    openStream: {
         parameters: {
             query?: never;
             header?: never;
@@ -2296,6 +3065,15 @@ export interface operations {
             };
             /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `proxy` scope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2340,6 +3118,59 @@ export interface operations {
             };
             /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `proxy` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `proxy` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `method_not_allowed` */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2547,6 +3378,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `proxy` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `upstream_unavailable` */
             502: {
                 headers: {
@@ -2592,6 +3432,15 @@ export interface operations {
             };
             /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `proxy` scope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2660,6 +3509,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description `insufficient_scope`: the key lacks the `proxy` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description `upstream_unavailable` */
             502: {
                 headers: {
@@ -2702,6 +3560,15 @@ export interface operations {
             };
             /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `proxy` scope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2765,6 +3632,15 @@ export interface operations {
             };
             /** @description `missing_api_key` or `invalid_api_key` (only when SERVICE_API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the `proxy` scope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
