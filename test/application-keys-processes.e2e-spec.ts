@@ -1,3 +1,4 @@
+// @database postgres
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -9,7 +10,6 @@ import { withFreshDatabase } from './support/fresh-database';
 
 const KEYS_CLI = join(__dirname, '..', 'dist', 'src', 'access', 'keys-cli.js');
 const ROOT = 'root-key-0123456789-abcdefghij';
-const describeOnServer = process.env.DATABASE_URL !== undefined ? describe : describe.skip;
 
 function runKeys(
   args: string[],
@@ -40,7 +40,7 @@ async function query<T>(url: string, text: string, values: unknown[] = []): Prom
 }
 
 /** Built processes on one PostgreSQL database (skipped without DATABASE_URL). */
-describeOnServer('Application keys across processes', () => {
+describe('Application keys across processes', () => {
   afterEach(async () => {
     await ChildService.stopAll();
   });

@@ -1,9 +1,8 @@
+// @database postgres
 import { ChildService, emptyServerDatabase } from './support/child-service';
 import { HeldBackProxy } from './support/held-back-proxy';
 import { parsePrometheusText, valueOf } from './support/prometheus-text';
 
-const onServer = process.env.DATABASE_URL !== undefined;
-const describeOnServer = onServer ? describe : describe.skip;
 /** The dedicated change listener's application_name (CHANGE_LISTENER_APPLICATION_NAME). */
 const LISTENER = 'profile-memory-service-changes';
 const QUESTION = 'What should I know about my documents?';
@@ -43,7 +42,7 @@ async function within(limitMs: number, check: () => Promise<boolean>): Promise<n
  * deletion must leave the reader's injected text within the feed's bound (CHANGE_FEED_BOUND_MS, 1 s),
  * whatever CONTEXT_HELD_TRUST_MS says.
  */
-describeOnServer('the change feed bound, across replicas (skipped without DATABASE_URL)', () => {
+describe('the change feed bound, across replicas', () => {
   let proxy: HeldBackProxy;
   let writer: ChildService;
 

@@ -1,14 +1,13 @@
+// @database postgres
 import { ChildService, emptyServerDatabase } from './support/child-service';
 import { TcpGate } from './support/tcp-gate';
-
-const onServer = process.env.DATABASE_URL !== undefined;
 
 /**
  * The built service on the PostgreSQL server behind a loopback gate that then refuses every
  * connection: each request is refused with 503, and its warnings are folded (one line per cause per
  * interval, then a count) instead of two per request.
  */
-(onServer ? describe : describe.skip)('warnings during a database outage', () => {
+describe('warnings during a database outage', () => {
   let gate: TcpGate;
   let service: ChildService | undefined;
 

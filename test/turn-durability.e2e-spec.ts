@@ -1,8 +1,8 @@
+// @database postgres
 import { Client } from 'pg';
 import { ChildService, emptyServerDatabase } from './support/child-service';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 
-const onServer = process.env.DATABASE_URL !== undefined;
 const USERS = ['durable-a', 'durable-b', 'durable-c', 'durable-d'];
 const CONNECTIONS = 8;
 /** Answers received before the commits slow down. */
@@ -15,7 +15,7 @@ const SLOW_COMMIT_MS = 500;
  * answers), killed with SIGKILL while its commits are slow, and restarted on the same database: every
  * turn whose complete answer the client received is stored.
  */
-(onServer ? describe : describe.skip)('answered turns across kill -9', () => {
+describe('answered turns across kill -9', () => {
   let upstream: FakeOpenAI;
   let service: ChildService | undefined;
 
