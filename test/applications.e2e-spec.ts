@@ -377,6 +377,30 @@ describe('Applications, scoped keys and isolated profiles', () => {
   });
 
   describe('the audit trail', () => {
+    it('records a retry of given-up learning and a purge, with the key that asked', async () => {
+      await createApplication('retried');
+      const writer = await createKey('retried', ['write']);
+      const auth = { Authorization: `Bearer ${writer.secret}` };
+      const fixture = await makeFixture('retried');
+      await t.api().post(`/api/profiles/${fixture.profileId}/extraction/retry`).set(auth).expect(200);
+      await t
+        .api()
+        .delete(`/api/profiles/${fixture.profileId}/memories/${fixture.memoryId}?purge=true`)
+        .set(auth)
+        .expect(200);
+      const listed = await t
+        .api()
+        .get(`/api/audit?profile=${fixture.profileId}&limit=2`)
+        .set(root)
+        .expect(200);
+      expect(
+        (listed.body.events as Array<{ action: string; keyId: string }>).map((e) => [e.action, e.keyId]),
+      ).toEqual([
+        ['memory.purge', writer.key.id],
+        ['extraction.retry', writer.key.id],
+      ]);
+    });
+
     it('records who erased a profile, keeps it after the erasure, pages newest first, and filters', async () => {
       await createApplication('audited');
       const admin = await createKey('audited', ['admin', 'read', 'write']);

@@ -245,8 +245,8 @@ export class ExtractionQueue {
   }
 
   /** Puts the profile's given-up messages back in the queue, with their attempts counted afresh. */
-  async requeueFailed(profileId: string): Promise<number> {
-    const [, requeued]: [unknown[], number] = await this.dataSource.query(
+  async requeueFailed(profileId: string, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    const [, requeued]: [unknown[], number] = await manager.query(
       `UPDATE messages
        SET extracted_at = NULL, extraction_error = NULL, extraction_failed_at = NULL, extraction_attempts = 0,
            next_attempt_at = now()
