@@ -40,6 +40,12 @@ export interface AppConfig {
   };
   /** Completed turns that may wait to be stored; beyond it, requests wait for room (backpressure). */
   turnQueueSize: number;
+  /**
+   * Whether a turn's commit also waits for PostgreSQL to flush it to disk (the server's own
+   * synchronous_commit). Off, the commit returns once the server holds it, which no crash of the service
+   * can undo; a crash of the database server can lose the last moments of turns.
+   */
+  turnCommitFlush: boolean;
   llm: { baseUrl: string; apiKey: string | null; model: string };
   /**
    * cacheBytes: budget of the profiles' contexts held between requests (context/held-contexts.ts);
@@ -220,6 +226,7 @@ function readConfig(env: Env): AppConfig {
       streamKeepAliveMs: read.integer('UPSTREAM_STREAM_KEEPALIVE_MS', 15_000, 0, 3_600_000),
     },
     turnQueueSize: read.integer('TURN_QUEUE_SIZE', 1_000, 1, 1_000_000),
+    turnCommitFlush: read.flag('TURN_COMMIT_FLUSH', false),
     llm: {
       baseUrl: read.url('LLM_BASE_URL', upstreamBaseUrl),
       apiKey: read.optionalString('LLM_API_KEY') ?? upstreamApiKey,

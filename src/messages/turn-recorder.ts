@@ -226,22 +226,32 @@ export class TurnRecorder implements BeforeApplicationShutdown {
    * Inserts the rows; returns those still to be extracted (the rest need nothing more). The rows go as
    * one JSON parameter: pg would escape each element of an array parameter with two regular-expression
    * replaces, on the event loop, for every text of every turn.
+   *
+   * The statement's own transaction commits with synchronous_commit off unless TURN_COMMIT_FLUSH is on:
+   * the answers wait for this commit, and waiting for the disk's flush as well would add a flush (a few
+   * milliseconds) to every answer while protecting only against a crash of the database server, not of
+   * the service. `set_config(..., true)` lasts until the end of the statement's transaction, and the
+   * commit reads the setting then.
    */
   private async insert(rows: MessageRow[]): Promise<Array<{ id: string; profile_id: string }>> {
     return queryNamedOnEmbedded(
       this.dataSource,
-      'record-turns-v4',
-      `WITH inserted AS (
+      'record-turns-v5',
+      `WITH commit_mode AS (
+         SELECT set_config('synchronous_commit', COALESCE($2::text, current_setting('synchronous_commit')), true)
+       ),
+       inserted AS (
          INSERT INTO messages (profile_id, role, content, request_id, model, extracted_at, trait_overrides, injected)
          SELECT r.profile_id, r.role, r.content, r.request_id, r.model,
                 CASE WHEN r.extracted THEN now() END, r.trait_overrides::jsonb, r.injected
-         FROM ROWS FROM (json_to_recordset($1::json) AS ("profileId" uuid, role text, content text,
+         FROM commit_mode,
+              ROWS FROM (json_to_recordset($1::json) AS ("profileId" uuid, role text, content text,
                 "requestId" text, model text, extracted boolean, "traitOverrides" text, injected jsonb))
               WITH ORDINALITY AS r(profile_id, role, content, request_id, model, extracted, trait_overrides, injected, position)
          ORDER BY r.position
          RETURNING id, profile_id, extracted_at)
        SELECT id, profile_id FROM inserted WHERE extracted_at IS NULL`,
-      [JSON.stringify(rows)],
+      [JSON.stringify(rows), this.config.turnCommitFlush ? null : 'off'],
     );
   }
 
