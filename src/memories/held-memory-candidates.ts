@@ -51,6 +51,8 @@ interface HeldMemory {
   superseded: boolean;
   /** The words of its search vector, each once. */
   words: readonly string[];
+  /** Its words longest first (as `longestFirst`), worked out when it first anchors links. */
+  longestWords?: readonly string[];
   /**
    * What the `candidates` call numbered `matchedIn` worked out for it: its BM25 length saturation and
    * rank, the last question unit that counted for it, and the rank and anchor it is brought with.
@@ -437,7 +439,11 @@ export class HeldMemoryCandidates {
     for (let a = 0; a < Math.min(PROXIMITY_ANCHORS, matched.length); a++) {
       const anchor = matched[a];
       const rank = anchor.rank * LINK_SHARE;
-      for (const word of longestWords(anchor.words, own)) {
+      anchor.longestWords ??= longestFirst(anchor.words);
+      let taken = 0;
+      for (const word of anchor.longestWords) {
+        if (own.has(word)) continue;
+        if (++taken > LINK_WORDS) break;
         const postings = this.postings.get(word);
         if (postings === undefined || postings.length < 2 || postings.length > LINK_WORD_MEMORIES) continue;
         for (const held of postings) {
@@ -492,15 +498,13 @@ export class HeldMemoryCandidates {
 }
 
 /**
- * The LINK_WORDS longest of `words` not in `own`, by length in characters, then in code-point order
- * (as PostgreSQL orders them under the "C" collation).
+ * `words` longest first, by length in characters, then in code-point order (as PostgreSQL orders them
+ * under the "C" collation).
  */
-function longestWords(words: readonly string[], own: ReadonlySet<string>): string[] {
-  const kept = words
-    .filter((word) => !own.has(word))
-    .map((word) => ({ word, points: Array.from(word, (char) => char.codePointAt(0)!) }));
-  kept.sort((x, y) => y.points.length - x.points.length || compareCodePoints(x.points, y.points));
-  return kept.slice(0, LINK_WORDS).map(({ word }) => word);
+function longestFirst(words: readonly string[]): string[] {
+  const points = words.map((word) => ({ word, points: Array.from(word, (char) => char.codePointAt(0)!) }));
+  points.sort((x, y) => y.points.length - x.points.length || compareCodePoints(x.points, y.points));
+  return points.map(({ word }) => word);
 }
 
 function compareCodePoints(x: readonly number[], y: readonly number[]): number {
