@@ -5,7 +5,7 @@ import {
 } from '../src/context/context-statement';
 import type { HeldProfileStatementRow, HeldProfileVersions } from '../src/context/context-statement';
 import { HeldMemoryCandidates } from '../src/memories/held-memory-candidates';
-import { LINK_SHARE } from '../src/memories/memory-candidates';
+import { LINK_PROFILE_LIMIT, LINK_SHARE } from '../src/memories/memory-candidates';
 import { makeProfile } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -168,6 +168,24 @@ describe('Candidates ranked in the process, against the context statement', () =
       expect(linked.map((m) => m.content).sort()).toEqual([LINKED[1], LINKED[2], LINKED[4]].sort());
       for (const m of linked) expect(m.rank).toBe(rank(Number(anchor.rank) * LINK_SHARE));
     }
+  });
+
+  it('links no memories in a profile of LINK_PROFILE_LIMIT memories or more', async () => {
+    const linkedIn = async (fillers: number) => {
+      const id = (await makeProfile(t)).id;
+      await t.dataSource.query(
+        `INSERT INTO memories (profile_id, content, content_hash, type, importance, created_at)
+         SELECT $1::uuid, c, md5(c), 'fact', 0.5, now() - n * interval '1 day'
+         FROM unnest($2::text[]) WITH ORDINALITY AS x (c, n)
+         UNION ALL
+         SELECT $1::uuid, 'Chen went out on day ' || g, md5('filler' || g), 'fact', 0.5, now() - interval '1 year'
+         FROM generate_series(1, $3::int) AS g`,
+        [id, [LINKED[0], LINKED[1]], fillers],
+      );
+      return (await fromStatement('What did Maria adopt?', 50, id)).filter((m) => m.anchor !== null);
+    };
+    expect(await linkedIn(LINK_PROFILE_LIMIT - 3)).toHaveLength(1);
+    expect(await linkedIn(LINK_PROFILE_LIMIT - 2)).toHaveLength(0);
   });
 
   it('weighs importance by decay as PostgreSQL multiplies reals', async () => {

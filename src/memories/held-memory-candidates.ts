@@ -423,7 +423,7 @@ export class HeldMemoryCandidates {
    * anchor's LINK_WORDS longest words that are not the question's, those that at least two and at most
    * LINK_WORD_MEMORIES of the profile's memories have. Each current memory with one (other than that
    * anchor) gets LINK_SHARE of its strongest such anchor's rank; the first `perSource` of them, by rank
-   * then id.
+   * then id. (A held profile is below LINK_PROFILE_LIMIT: WORD_SCAN_LIMIT is lower.)
    */
   private linked(
     matched: readonly HeldMemory[],

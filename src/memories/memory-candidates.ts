@@ -33,6 +33,12 @@ export const LINK_WORD_MEMORIES = 5;
  * (multi-hop): 0.3 and 0.5 alike, 0.8 lets linked memories crowd out the question's own matches.
  */
 export const LINK_SHARE = 0.3;
+/**
+ * Memories are linked in profiles of fewer memories than this (counted up to it): in a larger one,
+ * counting how many memories have each of the anchors' words reads most of the profile's index for
+ * common words (the context statement at 100,000 memories took three times as long).
+ */
+export const LINK_PROFILE_LIMIT = 2000;
 
 /** Distinct words of a question that are looked up: names first, then the longest. */
 export const MAX_QUESTION_WORDS = 24;
@@ -168,12 +174,17 @@ export function memoryCandidatesSql(
     -- words of the strongest matches that few other memories have (a name, a place, a rare thing)
     -- link them to the memories that have them: the other half of a two-step answer, which shares no
     -- word with the question; these join with a share of their anchor's rank
+    link_profile_size AS MATERIALIZED (
+      SELECT count(*) AS n FROM (
+        SELECT 1 FROM memories m WHERE m.profile_id = ${profileId} LIMIT ${LINK_PROFILE_LIMIT}) AS counted
+    ),
     anchor_words AS MATERIALIZED (
       SELECT a.id AS anchor_id, a.text_rank, w.lexeme
       FROM anchors a,
            LATERAL (SELECT l AS lexeme FROM unnest(tsvector_to_array(a.search_vector)) AS l
                     WHERE l NOT IN (SELECT lexeme FROM lexemes)
                     ORDER BY length(l) DESC, l COLLATE "C" LIMIT ${LINK_WORDS}) AS w
+      WHERE (SELECT n FROM link_profile_size) < ${LINK_PROFILE_LIMIT}
     ),
     link_words AS MATERIALIZED (
       SELECT w.lexeme, quote_literal(w.lexeme)::tsquery AS word
