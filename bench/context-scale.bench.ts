@@ -308,7 +308,7 @@ async function measure(
 
 async function fill(database: BenchDatabase, semanticSizes: number[], engine: VectorEngine): Promise<void> {
   const statements = PROFILE_SIZES.flatMap((size) => [
-    `INSERT INTO profiles (external_id) VALUES ('bench-scale-${size}') ON CONFLICT (external_id) DO NOTHING`,
+    `INSERT INTO profiles (external_id) VALUES ('bench-scale-${size}') ON CONFLICT (application_id, external_id) DO NOTHING`,
     `INSERT INTO memories (profile_id, content, content_hash, type, importance, created_at)
      SELECT p.id,
             'Likes ' || ${[1, 2, 3, 4, 5, 6].map((k) => pseudoWord(k)).join(" || ' ' || ")} || ' (' || g || ')',

@@ -5,6 +5,7 @@ import {
 } from '../src/context/context-statement';
 import type { HeldProfileStatementRow, HeldProfileVersions } from '../src/context/context-statement';
 import { HeldMemoryCandidates } from '../src/memories/held-memory-candidates';
+import { LINK_PROFILE_LIMIT, LINK_SHARE } from '../src/memories/memory-candidates';
 import { makeProfile } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -13,6 +14,14 @@ const THINGS = ['hiking boots', 'jazz records', 'a garden in Lisbon', 'spicy ram
 const VERBS = ['bought', 'talked about', 'loves', 'cooked with', 'organised', 'organizing', 'forgot'];
 // products that order differently as reals (PostgreSQL) and as doubles: 0.1 × 0.9 and 0.3 × 0.3
 const DECAYS = [0.9, 0.3, 1, 0.45, 0.15];
+const LINKED = [
+  'Maria adopted a greyhound called Biscotti',
+  'Biscotti chewed the sofa cushions',
+  'The greyhound rescue is in Zanzibar',
+  // superseded (the 154th memory): it counts in how rare "Biscotti" is, but is never a candidate
+  'Biscotti used to sleep in a crate',
+  'Biscotti won a ribbon in Zanzibar',
+];
 const EXTRAS = ['', 'again', 'with friends at the weekend', 'quickly', "didn't like it much", 'in 2024'];
 
 /**
@@ -40,6 +49,14 @@ describe('Candidates ranked in the process, against the context statement', () =
       importances.push(((i * 3) % 10) / 10);
       decays.push(DECAYS[(i * 7) % DECAYS.length]);
     }
+    // rare words ("Biscotti", "greyhound", "Zanzibar") in a few memories each, hours apart: memories
+    // linked to the strongest matches by a word, not by time
+    LINKED.forEach((content, i) => {
+      contents.push(content);
+      minutes.push(300 + i * 150);
+      importances.push(0.2);
+      decays.push(1);
+    });
     await t.dataSource.query(
       `INSERT INTO memories (profile_id, content, content_hash, type, importance, decay_factor, created_at)
        SELECT $1, c, md5(c || n), 'fact', i, d, timestamptz '2026-03-01 12:00:00.123456+00' - m * interval '37 minutes'
@@ -114,6 +131,8 @@ describe('Candidates ranked in the process, against the context statement', () =
     ['What did Chen do in 2024 with friends', 50],
     ['What did Chen do in 2024 with friends', 5],
     ['spicy ramen', 0],
+    ['What did Maria adopt?', 50],
+    ['What did Maria adopt?', 2],
   ])('gives the same candidates for %j (%i per source)', async (question, perSource) => {
     const expected = await fromStatement(question, perSource);
     const actual = await inProcess(question, perSource);
@@ -125,6 +144,48 @@ describe('Candidates ranked in the process, against the context statement', () =
     const actual = await inProcess('What did Will buy for the hike?', 50);
     expect(actual.filter((m) => m.rank !== rank(0) && m.anchor === null).length).toBeGreaterThan(5);
     expect(actual.some((m) => m.anchor !== null)).toBe(true);
+  });
+
+  it('brings the memories linked to the strongest matches by a rare word, each with a share of its anchor’s rank', async () => {
+    const byContent = async (from: typeof inProcess) => {
+      const contents = new Map<string, string>(
+        (
+          await t.dataSource.query<Array<{ id: string; content: string }>>(
+            `SELECT id, content FROM memories WHERE profile_id = $1`,
+            [profileId],
+          )
+        ).map((row) => [row.id, row.content]),
+      );
+      return (await from('What did Maria adopt?', 50)).map((m) => ({
+        ...m,
+        content: contents.get(m.id),
+        anchor: m.anchor && contents.get(m.anchor),
+      }));
+    };
+    for (const candidates of [await byContent(inProcess), await byContent(fromStatement)]) {
+      const anchor = candidates.find((m) => m.content === LINKED[0])!;
+      const linked = candidates.filter((m) => m.anchor === LINKED[0]);
+      expect(linked.map((m) => m.content).sort()).toEqual([LINKED[1], LINKED[2], LINKED[4]].sort());
+      for (const m of linked) expect(m.rank).toBe(rank(Number(anchor.rank) * LINK_SHARE));
+    }
+  });
+
+  it('links no memories in a profile of LINK_PROFILE_LIMIT memories or more', async () => {
+    const linkedIn = async (fillers: number) => {
+      const id = (await makeProfile(t)).id;
+      await t.dataSource.query(
+        `INSERT INTO memories (profile_id, content, content_hash, type, importance, created_at)
+         SELECT $1::uuid, c, md5(c), 'fact', 0.5, now() - n * interval '1 day'
+         FROM unnest($2::text[]) WITH ORDINALITY AS x (c, n)
+         UNION ALL
+         SELECT $1::uuid, 'Chen went out on day ' || g, md5('filler' || g), 'fact', 0.5, now() - interval '1 year'
+         FROM generate_series(1, $3::int) AS g`,
+        [id, [LINKED[0], LINKED[1]], fillers],
+      );
+      return (await fromStatement('What did Maria adopt?', 50, id)).filter((m) => m.anchor !== null);
+    };
+    expect(await linkedIn(LINK_PROFILE_LIMIT - 3)).toHaveLength(1);
+    expect(await linkedIn(LINK_PROFILE_LIMIT - 2)).toHaveLength(0);
   });
 
   it('weighs importance by decay as PostgreSQL multiplies reals', async () => {

@@ -1,5 +1,7 @@
 import { heldMemoryRow } from '../../test/support/held-memory-rows';
 import { HeldMemoryCandidates, IncompleteHeldCopy } from './held-memory-candidates';
+import { LINK_SHARE } from './memory-candidates';
+import { rankMemories } from './memory-ranking';
 
 const contents = (held: HeldMemoryCandidates) =>
   held
@@ -62,5 +64,55 @@ describe('HeldMemoryCandidates.updated', () => {
 
   it('refuses a memory named at a version that was neither sent nor held', () => {
     expect(() => held.updated([], 'a=1,b=2')).toThrow(IncompleteHeldCopy);
+  });
+});
+
+describe('HeldMemoryCandidates linked memories', () => {
+  /** A memory said `day` days into 2026: days apart, no memory is another's neighbour in time. */
+  const onDay = (id: string, content: string, day: number) => {
+    const at = Date.UTC(2026, 0, 1) + day * 86_400_000;
+    return {
+      ...heldMemoryRow(id, content),
+      created_at: new Date(at).toISOString(),
+      created_us: String(at * 1000),
+    };
+  };
+  const question = [
+    { unit: 'maria', exact: 'maria', stem: 'maria' },
+    { unit: 'adopted', exact: 'adopted', stem: 'adopted' },
+  ];
+  const fillers = Array.from({ length: 6 }, (_, i) =>
+    onDay(`f${i}`, `jon went shopping on day ${i}`, 40 + i),
+  );
+  const held = HeldMemoryCandidates.from([
+    onDay('a', 'maria adopted a greyhound called biscotti', 10),
+    // shares no word with the question, only the rare "biscotti" with its best match
+    onDay('b', 'biscotti chewed the sofa', 1),
+    // shares only "a" and "called" with it, which most memories have
+    onDay('c', 'a friend called about the sofa', 2),
+    ...fillers.map((row) => ({
+      ...row,
+      content: `${row.content} a called`,
+      lexemes: [...row.lexemes, 'a', 'called'],
+    })),
+  ])!;
+
+  it('brings a memory sharing a rare word with a strongest match, with a share of its rank, anchored to it', () => {
+    const candidates = held.candidates(question, 2);
+    const anchor = candidates.find((memory) => memory.id === 'a')!;
+    const linked = candidates.find((memory) => memory.id === 'b')!;
+    expect(linked.textRank).toBeCloseTo(anchor.textRank * LINK_SHARE, 9);
+    expect(linked.anchorId).toBe('a');
+    // a word that more than LINK_WORD_MEMORIES memories have links nothing
+    expect(candidates.map((memory) => memory.id)).not.toContain('c');
+    // without the link it would not be a candidate: the two newest memories stand whatever the question
+    expect(candidates.map((memory) => memory.id).sort()).toEqual(['a', 'b', 'f4', 'f5']);
+    const ranked = rankMemories(
+      candidates,
+      new Date('2026-03-01T00:00:00Z'),
+      undefined,
+      'What did Maria adopt?',
+    );
+    expect(ranked.map((memory) => memory.id).slice(0, 2)).toEqual(['a', 'b']);
   });
 });

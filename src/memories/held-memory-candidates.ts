@@ -4,6 +4,9 @@ import {
   BM25_K1,
   COMMON_WORD_MEMORIES,
   CORPUS_SIZE,
+  LINK_SHARE,
+  LINK_WORD_MEMORIES,
+  LINK_WORDS,
   PROXIMITY_ANCHORS,
   PROXIMITY_NEIGHBOURS,
   PROXIMITY_SHARE,
@@ -48,6 +51,8 @@ interface HeldMemory {
   superseded: boolean;
   /** The words of its search vector, each once. */
   words: readonly string[];
+  /** Its words longest first (as `longestFirst`), worked out when it first anchors links. */
+  longestWords?: readonly string[];
   /**
    * What the `candidates` call numbered `matchedIn` worked out for it: its BM25 length saturation and
    * rank, the last question unit that counted for it, and the rank and anchor it is brought with.
@@ -165,7 +170,8 @@ function heldMemory(row: HeldMemoryRow): HeldMemory | null {
 /**
  * A small profile's memories held in the process, which yield the same candidates for a question as
  * memoryCandidatesSql does for a profile below its word-scan limit: BM25 over the words the database
- * found in the question and in each memory, the neighbours in time of the strongest matches, the most
+ * found in the question and in each memory, the neighbours in time of the strongest matches and the
+ * memories linked to them by a rare word, the most
  * important and the most recent memories. The database then only confirms, by its fingerprint, that
  * what is held is what it holds, and splits the question into words (its stemmer and stop words are
  * the memories' own). Equal ranks are ordered by id, as in the SQL.
@@ -397,9 +403,62 @@ export class HeldMemoryCandidates {
       near.broughtRank = near.nearRank;
       near.broughtAnchor = near.nearAnchor;
     }
+    for (const { held, rank, anchor } of this.linked(matched, units, perSource)) {
+      if (held.broughtIn === call) {
+        if (held.broughtRank >= rank) continue;
+      } else {
+        held.broughtIn = call;
+        brought.push(held);
+      }
+      held.broughtRank = rank;
+      held.broughtAnchor = anchor;
+    }
     return brought.map((held) =>
       withRank(held.memory, held.broughtRank, held.broughtAnchor?.memory.id ?? null),
     );
+  }
+
+  /**
+   * The memories linked to the strongest matches (`matched`, strongest first) by a rare word: of each
+   * anchor's LINK_WORDS longest words that are not the question's, those that at least two and at most
+   * LINK_WORD_MEMORIES of the profile's memories have. Each current memory with one (other than that
+   * anchor) gets LINK_SHARE of its strongest such anchor's rank; the first `perSource` of them, by rank
+   * then id. (A held profile is below LINK_PROFILE_LIMIT: WORD_SCAN_LIMIT is lower.)
+   */
+  private linked(
+    matched: readonly HeldMemory[],
+    units: readonly QuestionUnit[],
+    perSource: number,
+  ): Array<{ held: HeldMemory; rank: number; anchor: HeldMemory }> {
+    const own = new Set<string>();
+    for (const { exact, stem } of units) {
+      own.add(exact);
+      if (stem !== null) own.add(stem);
+    }
+    const links = new Map<HeldMemory, { held: HeldMemory; rank: number; anchor: HeldMemory }>();
+    for (let a = 0; a < Math.min(PROXIMITY_ANCHORS, matched.length); a++) {
+      const anchor = matched[a];
+      const rank = anchor.rank * LINK_SHARE;
+      anchor.longestWords ??= longestFirst(anchor.words);
+      let taken = 0;
+      for (const word of anchor.longestWords) {
+        if (own.has(word)) continue;
+        if (++taken > LINK_WORDS) break;
+        const postings = this.postings.get(word);
+        if (postings === undefined || postings.length < 2 || postings.length > LINK_WORD_MEMORIES) continue;
+        for (const held of postings) {
+          if (held.superseded || held === anchor) continue;
+          const known = links.get(held);
+          if (known === undefined) links.set(held, { held, rank, anchor });
+          else if (known.rank < rank) Object.assign(known, { rank, anchor });
+        }
+      }
+    }
+    const linked = [...links.values()].sort(
+      (x, y) => y.rank - x.rank || (x.held.memory.id < y.held.memory.id ? -1 : 1),
+    );
+    if (linked.length > perSource) linked.length = perSource;
+    return linked;
   }
 
   /**
@@ -436,6 +495,21 @@ export class HeldMemoryCandidates {
     for (; at > first && words[at - 1].idf < idf; at--)
       [words[at - 1], words[at]] = [words[at], words[at - 1]];
   }
+}
+
+/**
+ * `words` longest first, by length in characters, then in code-point order (as PostgreSQL orders them
+ * under the "C" collation).
+ */
+function longestFirst(words: readonly string[]): string[] {
+  const points = words.map((word) => ({ word, points: Array.from(word, (char) => char.codePointAt(0)!) }));
+  points.sort((x, y) => y.points.length - x.points.length || compareCodePoints(x.points, y.points));
+  return points.map(({ word }) => word);
+}
+
+function compareCodePoints(x: readonly number[], y: readonly number[]): number {
+  for (let i = 0; i < x.length && i < y.length; i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
 }
 
 function firstWithText(units: QuestionUnit[], unit: string): number {

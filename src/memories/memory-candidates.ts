@@ -24,6 +24,22 @@ export const PROXIMITY_WINDOW_MINUTES = 60;
  */
 export const PROXIMITY_SHARE = 0.7;
 
+/** The words of a strongest match (its longest, other than the question's) that may link it to others. */
+export const LINK_WORDS = 32;
+/** A word links memories when at most this many of the profile's memories (and at least two) have it. */
+export const LINK_WORD_MEMORIES = 5;
+/**
+ * A linked memory's share of its anchor's rank; the ranking keeps it below its anchor. LoCoMo recall
+ * (multi-hop): 0.3 and 0.5 alike, 0.8 lets linked memories crowd out the question's own matches.
+ */
+export const LINK_SHARE = 0.3;
+/**
+ * Memories are linked in profiles of fewer memories than this (counted up to it): in a larger one,
+ * counting how many memories have each of the anchors' words reads most of the profile's index for
+ * common words (the context statement at 100,000 memories took three times as long).
+ */
+export const LINK_PROFILE_LIMIT = 2000;
+
 /** Distinct words of a question that are looked up: names first, then the longest. */
 export const MAX_QUESTION_WORDS = 24;
 
@@ -66,7 +82,8 @@ export const CORPUS_SIZE = 10_000;
  * little and a rare one much (`ts_rank` has no such weighting). Memories are selected by the question's
  * uncommon words (by all of them when every word is common), at most MATCH_POOL, and scored by all of
  * its words, each counted once per memory (memories are short: counting repeats took 45% longer for
- * 0.004 of LoCoMo recall). The most important and the most recent memories join the candidates
+ * 0.004 of LoCoMo recall). The neighbours in time of the strongest matches, and the memories that share
+ * a rare word with them (linked), join with a share of their rank. The most important and the most recent memories join the candidates
  * whatever the words. Superseded memories are never candidates. The cost is bounded by the caps, not by the size of the profile or the table.
  */
 export function memoryCandidatesSql(
@@ -149,10 +166,44 @@ export function memoryCandidatesSql(
     ),
     -- memories said just before and after the strongest matches (the same conversation) are likely
     -- about the same thing: they join with a share of their anchor's rank
-    anchors AS (
-      SELECT x.id, x.text_rank, m.created_at
+    anchors AS MATERIALIZED (
+      SELECT x.id, x.text_rank, m.created_at, m.search_vector
       FROM (SELECT id, text_rank FROM matching ORDER BY text_rank DESC, id LIMIT ${PROXIMITY_ANCHORS}) AS x
       JOIN memories m ON m.id = x.id
+    ),
+    -- words of the strongest matches that few other memories have (a name, a place, a rare thing)
+    -- link them to the memories that have them: the other half of a two-step answer, which shares no
+    -- word with the question; these join with a share of their anchor's rank
+    link_profile_size AS MATERIALIZED (
+      SELECT count(*) AS n FROM (
+        SELECT 1 FROM memories m WHERE m.profile_id = ${profileId} LIMIT ${LINK_PROFILE_LIMIT}) AS counted
+    ),
+    anchor_words AS MATERIALIZED (
+      SELECT a.id AS anchor_id, a.text_rank, w.lexeme
+      FROM anchors a,
+           LATERAL (SELECT l AS lexeme FROM unnest(tsvector_to_array(a.search_vector)) AS l
+                    WHERE l NOT IN (SELECT lexeme FROM lexemes)
+                    ORDER BY length(l) DESC, l COLLATE "C" LIMIT ${LINK_WORDS}) AS w
+      WHERE (SELECT n FROM link_profile_size) < ${LINK_PROFILE_LIMIT}
+    ),
+    link_words AS MATERIALIZED (
+      SELECT w.lexeme, quote_literal(w.lexeme)::tsquery AS word
+      FROM (SELECT DISTINCT lexeme FROM anchor_words) AS w
+      WHERE (SELECT count(*) FROM (
+               SELECT 1 FROM memories m
+               WHERE m.profile_id = ${profileId} AND m.search_vector @@ quote_literal(w.lexeme)::tsquery
+               LIMIT ${LINK_WORD_MEMORIES + 1}) AS found) BETWEEN 2 AND ${LINK_WORD_MEMORIES}
+    ),
+    linked AS (
+      SELECT m.id, max(a.text_rank) * ${LINK_SHARE} AS text_rank,
+             (array_agg(a.anchor_id ORDER BY a.text_rank DESC, a.anchor_id))[1] AS anchor_id
+      FROM anchor_words a
+      JOIN link_words k ON k.lexeme = a.lexeme
+      JOIN memories m ON m.profile_id = ${profileId} AND m.search_vector @@ k.word
+        AND m.superseded_at IS NULL AND m.id <> a.anchor_id
+      GROUP BY m.id
+      ORDER BY text_rank DESC, m.id
+      LIMIT ${perSource}
     ),
     neighbours AS (
       SELECT n.id, max(a.text_rank) * ${PROXIMITY_SHARE} AS text_rank,
@@ -187,13 +238,16 @@ export function memoryCandidatesSql(
     -- the candidates the question brings, with their ranks: the same for a memory found several ways
     question_candidates AS (
       -- anchor_id: the match a memory's rank comes from, when it comes from being next to one
+      -- (at equal ranks, a match before a neighbour before a linked memory)
       SELECT id, max(text_rank) AS text_rank, max(similarity) AS vector_similarity,
              CASE WHEN coalesce(max(text_rank) FILTER (WHERE anchor_id IS NULL), 0) < max(text_rank)
-                  THEN (array_agg(anchor_id) FILTER (WHERE anchor_id IS NOT NULL))[1] END AS anchor_id
+                  THEN (array_agg(anchor_id ORDER BY text_rank DESC, source)
+                        FILTER (WHERE anchor_id IS NOT NULL))[1] END AS anchor_id
       FROM (
-        SELECT id, text_rank, NULL::float8 AS similarity, NULL::uuid AS anchor_id FROM matching
-        UNION ALL SELECT id, text_rank, NULL, anchor_id FROM neighbours
-        UNION ALL SELECT id, 0, similarity, NULL FROM nearest
+        SELECT id, text_rank, NULL::float8 AS similarity, NULL::uuid AS anchor_id, 0 AS source FROM matching
+        UNION ALL SELECT id, text_rank, NULL, anchor_id, 1 FROM neighbours
+        UNION ALL SELECT id, text_rank, NULL, anchor_id, 2 FROM linked
+        UNION ALL SELECT id, 0, similarity, NULL, 3 FROM nearest
       ) c GROUP BY id
     ),
     -- the candidates whatever the question: the most important and the most recent memories
