@@ -109,7 +109,7 @@ function hasLongString(value: unknown): boolean {
 
 /** `text` in pieces of at most TEXT_SLICE characters, none ending between the halves of a surrogate pair. */
 function* slices(text: string): Generator<string> {
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     let end = Math.min(start + TEXT_SLICE, text.length);
     const last = text.charCodeAt(end - 1);
     if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
