@@ -57,7 +57,7 @@ function declaredLengthWithin(req: Request, limitBytes: number): number | null {
  * Reads a body of `length` bytes and parses it as body-parser does with `strict`: UTF-8 without its
  * byte order mark, an empty body as `{}`, otherwise an object or array. Errors carry body-parser's
  * types, for toParseError. A long body is decoded as its chunks arrive and parsed in a task of its
- * own, so that no task reads more of it than the parse must.
+ * own: its decoding and its parse are never one long task.
  */
 function readDeclaredJson(req: Request, length: number, done: (error?: unknown) => void): void {
   req.body = undefined;
