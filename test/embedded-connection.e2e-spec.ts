@@ -77,7 +77,7 @@ describe('The connection to the embedded database', () => {
       options: { connection: EmbeddedPgConnection };
     };
     expect(Object.keys(pool.options.connection.parsedStatements)).toEqual(
-      expect.arrayContaining(['extraction-claim-read-v1', 'extraction-complete-in-place-v1']),
+      expect.arrayContaining(['extraction-claim-read-v2', 'extraction-complete-in-place-v1']),
     );
     const [{ pending }] = await t.dataSource.query(
       `SELECT count(*)::int AS pending FROM messages WHERE profile_id = $1 AND extracted_at IS NULL`,

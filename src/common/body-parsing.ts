@@ -1,6 +1,7 @@
 import { HttpStatus } from '@nestjs/common';
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError } from './api-error';
+import { ChunkedUtf8Text, nextTask } from './text-slices';
 
 /** Deeper JSON than this is refused before any code walks it recursively. */
 export const MAX_JSON_DEPTH = 64;
@@ -55,33 +56,43 @@ function declaredLengthWithin(req: Request, limitBytes: number): number | null {
 /**
  * Reads a body of `length` bytes and parses it as body-parser does with `strict`: UTF-8 without its
  * byte order mark, an empty body as `{}`, otherwise an object or array. Errors carry body-parser's
- * types, for toParseError.
+ * types, for toParseError. A long body is decoded as its chunks arrive and parsed in a task of its
+ * own: its decoding and its parse are never one long task.
  */
 function readDeclaredJson(req: Request, length: number, done: (error?: unknown) => void): void {
   req.body = undefined;
-  const chunks: Buffer[] = [];
+  const body = new ChunkedUtf8Text();
   let received = 0;
-  const finish = (error?: unknown) => {
+  const detach = () => {
     req.off('data', onData);
     req.off('end', onEnd);
     req.off('aborted', onAborted);
     req.off('error', onAborted);
     req.off('close', onClose);
+  };
+  const finish = (error?: unknown) => {
+    detach();
     done(error);
   };
-  const onData = (chunk: Buffer) => {
-    received += chunk.length;
-    chunks.push(chunk);
-  };
-  const onEnd = () => {
-    if (received !== length) return finish({ type: 'request.size.invalid' });
-    const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received)).toString('utf8');
+  const parse = (text: string) => {
     try {
       req.body = parseStrictJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     } catch {
-      return finish({ type: 'entity.parse.failed' });
+      return done({ type: 'entity.parse.failed' });
     }
-    finish();
+    done();
+  };
+  const onData = (chunk: Buffer) => {
+    received += chunk.length;
+    body.add(chunk);
+  };
+  const onEnd = () => {
+    if (received !== length) return finish({ type: 'request.size.invalid' });
+    detach();
+    const text = body.text();
+    // a long body's parse is a task of its own, apart from the joining of its decoded pieces
+    if (body.long) void nextTask().then(() => parse(text));
+    else parse(text);
   };
   const onAborted = () => finish({ type: 'request.aborted' });
   const onClose = () => {

@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { EventEmitter } from 'node:events';
 import { serialize } from 'pg-protocol';
+import { TEXT_SLICE } from '../common/text-slices';
 
 /** What node-postgres reads from a pg connection's messages: a name, and the message's own fields. */
 interface BackendMessage {
@@ -145,8 +146,13 @@ export class EmbeddedPgConnection extends EventEmitter {
 
   private flushPending(): void {
     if (this.pending.length === 0) return;
-    const messages = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
+    // a query carrying megabytes goes message by message: no copy of its parameters to join them
+    const calls = inOneCall(this.pending) ? [Buffer.concat(this.pending)] : this.pending;
     this.pending = [];
+    for (const messages of calls) this.run(messages);
+  }
+
+  private run(messages: Uint8Array): void {
     this.calls = this.calls
       .then(eventLoopTurn)
       .then(() => this.pglite.execProtocolStream(messages, { throwOnError: false }))
@@ -161,6 +167,14 @@ export class EmbeddedPgConnection extends EventEmitter {
         this.emit('error', error);
       });
   }
+}
+
+/** Whether messages go to PGlite joined in one call: several, together shorter than TEXT_SLICE. */
+function inOneCall(messages: Uint8Array[]): boolean {
+  if (messages.length === 1) return false;
+  let length = 0;
+  for (const message of messages) length += message.length;
+  return length <= TEXT_SLICE;
 }
 
 /** node-postgres options that make a pool of one client over the embedded database. */

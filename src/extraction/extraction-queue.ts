@@ -3,10 +3,17 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryInTransaction } from '../database/prepared-statements';
+import { MAX_HEURISTIC_TEXT_CHARS } from './heuristic-extractor';
 import type { RequestTraitSchema } from '../traits/request-trait-schemas';
 
 /** Messages read at once when the next batch of a profile is built. */
 const BATCH_READ_LIMIT = 50;
+/**
+ * Learning reads at most this many characters of a message (the LLM and the rules alike): a longer one is
+ * a paste more than something the user says about themselves, and reading it whole from the database
+ * would hold the event loop (an 8 MB message for tens of milliseconds) for nothing the rules read.
+ */
+export const MAX_LEARNT_MESSAGE_CHARS = MAX_HEURISTIC_TEXT_CHARS;
 /** A batch ends before the user text it would send to the extractor passes this many characters. */
 export const BATCH_TEXT_BUDGET = 24_000;
 /** The longest pause before a failed batch is tried again. */
@@ -142,16 +149,16 @@ export class ExtractionQueue {
   ): Promise<ClaimedBatch | null> {
     const { rows } = await queryInTransaction<PendingRow>(
       manager,
-      'extraction-claim-read-v1',
+      'extraction-claim-read-v2',
       `WITH profile AS MATERIALIZED (SELECT id FROM profiles WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED)
-       SELECT m.id, m.role, m.content, m.trait_overrides, m.extraction_attempts
+       SELECT m.id, m.role, left(m.content, $3) AS content, m.trait_overrides, m.extraction_attempts
        FROM messages m
        WHERE m.profile_id = $1 AND m.extracted_at IS NULL AND m.next_attempt_at <= now()
          AND EXISTS (SELECT 1 FROM profile)
          AND NOT EXISTS (SELECT 1 FROM messages b
                          WHERE b.profile_id = $1 AND b.extracted_at IS NULL AND b.claimed_until >= now())
        ORDER BY m.seq LIMIT $2`,
-      [profileId, BATCH_READ_LIMIT],
+      [profileId, BATCH_READ_LIMIT, MAX_LEARNT_MESSAGE_CHARS],
     );
     if (rows.length === 0) return null;
     const batch = batchOf(profileId, token, rows);

@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BackgroundWork, SHUTDOWN_DRAIN_MS } from '../common/background-work';
 import { errorMessage } from '../common/error-message';
+import { jsonBytes } from '../common/text-slices';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { isForeignKeyViolation, isTransientDatabaseError } from '../common/database-errors';
@@ -251,7 +252,9 @@ export class TurnRecorder implements BeforeApplicationShutdown {
          ORDER BY r.position
          RETURNING id, profile_id, extracted_at)
        SELECT id, profile_id FROM inserted WHERE extracted_at IS NULL`,
-      [JSON.stringify(rows), this.config.turnCommitFlush ? null : 'off'],
+      // $1 as bytes encoded in slices (PostgreSQL reads json's binary form as its text): pg would encode
+      // the text in one task, and a turn can carry megabytes
+      [await jsonBytes(rows), this.config.turnCommitFlush ? null : 'off'],
     );
   }
 

@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import { finished, Readable } from 'node:stream';
 import { ApiError } from '../common/api-error';
 import { requestLogger } from '../common/request-logger';
+import { jsonBytes } from '../common/text-slices';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import {
@@ -46,7 +47,8 @@ export class UpstreamCaller {
       const response = await this.upstream.send({
         method: request.method,
         path: request.path,
-        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        // bytes encoded in slices: undici would encode a long string in one task
+        body: request.body === undefined ? undefined : await jsonBytes(request.body),
         headers: request.headers,
         apiKey: upstreamKey(req),
         signal,
