@@ -1,53 +1,22 @@
-import { expectEnvelope, makeMemory, makeProfile, putTrait } from './support/factories';
-import { FakeOpenAI, LooseJson } from './support/fake-openai-upstream';
-import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
+import { expectEnvelope, listMemories, makeMemory, makeProfile, putTrait } from './support/factories';
+import { LooseJson } from './support/fake-openai-upstream';
+import { useTestApp } from './support/test-app';
+import { chatRequest, injectedFor } from './support/clients';
 
 /** Memories that revise themselves, and the history of every change (both databases). */
 describe('Memory revision and history', () => {
-  let fake: FakeOpenAI;
-  let t: ProxiedTestApp;
+  const t = useTestApp({ upstream: 'openai' });
   let seq = 0;
   const nextUser = () => `revision-user-${++seq}`;
-
-  beforeAll(async () => {
-    t = await startProxiedTestApp();
-    fake = t.fake;
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
 
   const api = () => t.admin();
   const ingest = (profileId: string, data: string) =>
     api().post(`/api/profiles/${profileId}/ingest`).send({ data }).expect(200);
-  const memories = async (profileId: string, include = '') =>
-    (await api().get(`/api/profiles/${profileId}/memories${include}`).expect(200)).body
-      .memories as LooseJson[];
+  const memories = (profileId: string, include = '') => listMemories(t, profileId, include);
   const historyOf = async (path: string) => (await api().get(path).expect(200)).body.history as LooseJson[];
   const chat = async (userId: string, content: string) => {
-    await t
-      .api()
-      .post('/v1/chat/completions')
-      .set('X-Service-Id', userId)
-      .send({ model: 'm', messages: [{ role: 'user', content }] })
-      .expect(200);
+    await chatRequest(t, userId, content, { model: 'm' }).expect(200);
     await t.drain();
-  };
-  /** The system message the upstream got for a question (no learning from it). */
-  const injectedFor = async (userId: string, question: string) => {
-    await t
-      .api()
-      .post('/v1/chat/completions')
-      .set('X-Service-Id', userId)
-      .send({
-        model: 'm',
-        messages: [{ role: 'user', content: question }],
-        service: { skipExtraction: true },
-      })
-      .expect(200);
-    await t.drain();
-    return fake.requests.at(-1)!.body.messages[0].content as string;
   };
 
   function expectSuperseded(all: LooseJson[], oldContent: string, newContent: string) {
@@ -79,7 +48,7 @@ describe('Memory revision and history', () => {
     const details = (await api().get(`/api/profiles/${profile.id}`).expect(200)).body;
     expect(details.recentMemories.map((memory: LooseJson) => memory.id)).not.toContain(old.id);
 
-    const injected = await injectedFor(userId, 'Where do I live, Lisbon or Berlin?');
+    const injected = await injectedFor(t, userId, 'Where do I live, Lisbon or Berlin?');
     expect(injected).toContain('User moved to Berlin last month.');
     expect(injected).not.toContain('Lisbon');
     const context = (

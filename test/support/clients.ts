@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type request from 'supertest';
-import type { RecordedRequest } from './fake-openai-upstream';
+import { llmAnswer } from './fake-llm';
+import type { FakeOpenAI, RecordedRequest } from './fake-openai-upstream';
 import type { TestApp } from './test-app';
 
 // The clients of the app's proxy (the official SDKs and plain HTTP), and reads of what a fake upstream
@@ -61,4 +62,26 @@ export async function storedTurns(t: TestApp, userId: string): Promise<Array<[st
   const res = await t.admin().get(`/api/profiles/${encodeURIComponent(userId)}/export`);
   if (res.status === 404) return [];
   return (res.body.messages as Array<{ role: string; content: string }>).map((m) => [m.role, m.content]);
+}
+
+/**
+ * One chat turn of `userId` that the upstream answers with `reply`, and the learning that follows it
+ * (the app's background work) finished.
+ */
+export async function chatTurn(
+  t: TestApp & { upstream: FakeOpenAI },
+  userId: string,
+  content: string,
+  reply = 'Noted.',
+): Promise<void> {
+  t.upstream.script(llmAnswer(reply));
+  await chatRequest(t, userId, content).expect(200);
+  await t.drain();
+}
+
+/** Asks `question` as `userId` (not learnt from) and returns the system message the upstream received. */
+export async function injectedFor(t: TestApp & { upstream: FakeOpenAI }, userId: string, question: string) {
+  await chatRequest(t, userId, question, { model: 'm', service: { skipExtraction: true } }).expect(200);
+  await t.drain();
+  return injectedSystem(t.upstream);
 }

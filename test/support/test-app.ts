@@ -15,6 +15,8 @@ export interface TestApp {
   url: string;
   dataSource: DataSource;
   api: () => ReturnType<typeof request>;
+  /** The variables the app was started with: another app started with them shares its fakes. */
+  env: Record<string, string | undefined>;
   /** SERVICE_API_KEY, when the app has one. */
   serviceKey: string | undefined;
   /** Like `api`, but every request carries the service key when the app has one (for set-up calls). */
@@ -53,6 +55,7 @@ export async function startTestApp(env: Record<string, string | undefined> = {})
     url: `http://127.0.0.1:${address.port}`,
     dataSource,
     api: () => request(server),
+    env,
     serviceKey: env.SERVICE_API_KEY,
     admin: () => adminClient(server, env.SERVICE_API_KEY),
     drain: () => app.get(BackgroundWork).drain(),
