@@ -226,7 +226,7 @@ describe('background extraction (LLM extractor)', () => {
       const profile = (await t.api().post('/api/profiles').send({ externalId: 'given-up' }).expect(201)).body
         .profile;
       await t.api().patch(`/api/profiles/${profile.id}`).send({ summary: 'By hand.' }).expect(200);
-      patient.llm.script({ kind: 'error', status: 500 }, { kind: 'error', status: 500 });
+      t.llm.script({ kind: 'error', status: 500 }, { kind: 'error', status: 500 });
       await chat('given-up', 'My name is Anna.');
       await t.drain();
       await t.app.get(ExtractionWorker).sweep(); // second failure: given up (EXTRACTION_MAX_ATTEMPTS 2)
@@ -236,7 +236,7 @@ describe('background extraction (LLM extractor)', () => {
         failed: 1,
       });
 
-      patient.llm.script(extractionAnswer([{ key: 'name', value: 'Anna', confidence: 0.9 }]));
+      t.llm.script(extractionAnswer([{ key: 'name', value: 'Anna', confidence: 0.9 }]));
       const retried = await t.api().post('/api/profiles/given-up/extraction/retry').expect(200);
       expect(retried.body).toEqual({ requeued: 1 });
       await t.drain();
