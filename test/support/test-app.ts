@@ -134,8 +134,6 @@ export interface TestAppOptions<
   serviceKey?: string;
   /** Any other variables; they win over the ones above. */
   env?: Record<string, string | undefined>;
-  /** A new app (and fakes) for every test instead of one for the describe block. */
-  perTest?: boolean;
 }
 
 /** The app of a describe block and its fakes; its fields are set once the block's beforeAll has run. */
@@ -192,14 +190,9 @@ export function useTestApp<
     fakes = [];
   };
 
-  if (options.perTest) {
-    beforeEach(start);
-    afterEach(stop);
-  } else {
-    beforeAll(start);
-    afterAll(stop);
-    beforeEach(() => fakes.forEach((fake) => fake.reset()));
-    afterEach(() => app?.drain());
-  }
+  beforeAll(start);
+  afterAll(stop);
+  beforeEach(() => fakes.forEach((fake) => fake.reset()));
+  afterEach(() => app?.drain());
   return suite;
 }
