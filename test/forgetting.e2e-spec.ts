@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fakeEmbedding, LooseJson } from './support/fake-openai-upstream';
 import { llmAnswer } from './support/fake-llm';
-import { listMemories, listTraits, makeMemory, makeProfile } from './support/factories';
+import { ingestText, listMemories, listTraits, makeMemory, makeProfile } from './support/factories';
 import { useTestApp } from './support/test-app';
 import { chatTurn, injectedFor } from './support/clients';
 
@@ -15,8 +15,6 @@ describe('Forgetting', () => {
   const nextUser = () => `forgetting-user-${++seq}`;
 
   const api = () => t.admin();
-  const ingest = (profileId: string, data: string) =>
-    api().post(`/api/profiles/${profileId}/ingest`).send({ data }).expect(200);
   const memories = (profileId: string, include = '') => listMemories(t, profileId, include);
   const traits = (profileId: string) => listTraits(t, profileId);
   const contextText = async (profileId: string, question = 'What do you know about me?') =>
@@ -29,7 +27,7 @@ describe('Forgetting', () => {
     (await api().get(`/api/profiles/${profileId}`).expect(200)).body.profile.summary as string;
   async function aliceProfile(userId: string) {
     const profile = await makeProfile(t, userId);
-    await ingest(profile.id, ALICE);
+    await ingestText(t, profile.id, ALICE);
     expect(await summaryOf(profile.id)).toContain('peanuts');
     expect(await contextText(profile.id)).toContain('Alice');
     return profile;
@@ -97,7 +95,7 @@ describe('Forgetting', () => {
 
     it('follows a fact superseded by extraction at once, not after SUMMARY_INTERVAL_MINUTES', async () => {
       const profile = await aliceProfile(nextUser());
-      await ingest(profile.id, 'I moved to Lisbon last month.');
+      await ingestText(t, profile.id, 'I moved to Lisbon last month.');
       const summary = await summaryOf(profile.id);
       expect(summary).toContain('Lisbon');
       expect(summary).not.toContain('Berlin');
@@ -153,7 +151,7 @@ describe('Forgetting', () => {
     it('supersedes a memory written through the API with a learnt one of the same kind', async () => {
       const profile = await makeProfile(t, nextUser());
       const lisbon = await makeMemory(t, profile.id, { content: 'Lives in Lisbon' });
-      await ingest(profile.id, 'I moved to Berlin last month.');
+      await ingestText(t, profile.id, 'I moved to Berlin last month.');
       const all = await memories(profile.id, '?include=superseded');
       const berlin = byContent(all, 'User moved to Berlin last month.');
       expect(byContent(all, 'Lives in Lisbon')).toEqual(
@@ -165,9 +163,9 @@ describe('Forgetting', () => {
 
     it('makes a fact said again current, and the predecessor of a deleted memory current again', async () => {
       const profile = await makeProfile(t, nextUser());
-      await ingest(profile.id, 'I live in Paris.');
-      await ingest(profile.id, 'I live in Berlin.');
-      await ingest(profile.id, 'I live in Paris.');
+      await ingestText(t, profile.id, 'I live in Paris.');
+      await ingestText(t, profile.id, 'I live in Berlin.');
+      await ingestText(t, profile.id, 'I live in Paris.');
       let all = await memories(profile.id, '?include=superseded');
       const paris = byContent(all, 'User lives in Paris.');
       const berlin = byContent(all, 'User lives in Berlin.');
@@ -192,9 +190,9 @@ describe('Forgetting', () => {
 
     it('hands the memories a deleted one superseded on to what superseded it', async () => {
       const profile = await makeProfile(t, nextUser());
-      await ingest(profile.id, 'I work at Acme.');
-      await ingest(profile.id, 'I work at Globex.');
-      await ingest(profile.id, 'I work at Initech.');
+      await ingestText(t, profile.id, 'I work at Acme.');
+      await ingestText(t, profile.id, 'I work at Globex.');
+      await ingestText(t, profile.id, 'I work at Initech.');
       let all = await memories(profile.id, '?include=superseded');
       const [acme, globex, initech] = ['Acme', 'Globex', 'Initech'].map((name) =>
         byContent(all, `User works at ${name}.`),
@@ -212,9 +210,9 @@ describe('Forgetting', () => {
   describe('purge', () => {
     it('removes a memory from the history too, keeping that it existed, when and by whom', async () => {
       const profile = await makeProfile(t, nextUser());
-      await ingest(profile.id, 'I live in Oslo.');
+      await ingestText(t, profile.id, 'I live in Oslo.');
       const passport = await makeMemory(t, profile.id, { content: 'Lives in Bergen, passport P1234567' });
-      await ingest(profile.id, 'I live in Oslo.'); // supersedes the passport memory, naming its content
+      await ingestText(t, profile.id, 'I live in Oslo.'); // supersedes the passport memory, naming its content
       const oslo = (await memories(profile.id))[0];
       expect(JSON.stringify(await historyOf(profile.id, oslo.id))).toContain('P1234567');
 

@@ -1,4 +1,11 @@
-import { expectEnvelope, listMemories, makeMemory, makeProfile, putTrait } from './support/factories';
+import {
+  expectEnvelope,
+  ingestText,
+  listMemories,
+  makeMemory,
+  makeProfile,
+  putTrait,
+} from './support/factories';
 import { LooseJson } from './support/fake-openai-upstream';
 import { useTestApp } from './support/test-app';
 import { chatRequest, injectedFor } from './support/clients';
@@ -10,8 +17,6 @@ describe('Memory revision and history', () => {
   const nextUser = () => `revision-user-${++seq}`;
 
   const api = () => t.admin();
-  const ingest = (profileId: string, data: string) =>
-    api().post(`/api/profiles/${profileId}/ingest`).send({ data }).expect(200);
   const memories = (profileId: string, include = '') => listMemories(t, profileId, include);
   const historyOf = async (path: string) => (await api().get(path).expect(200)).body.history as LooseJson[];
   const chat = async (userId: string, content: string) => {
@@ -32,9 +37,9 @@ describe('Memory revision and history', () => {
   it('supersedes where the user lives through ingest: the old fact is kept, listed on request, never injected', async () => {
     const userId = nextUser();
     const profile = await makeProfile(t, userId);
-    await ingest(profile.id, 'I live in Lisbon.');
-    await ingest(profile.id, 'I have two kids.');
-    await ingest(profile.id, 'I moved to Berlin last month.');
+    await ingestText(t, profile.id, 'I live in Lisbon.');
+    await ingestText(t, profile.id, 'I have two kids.');
+    await ingestText(t, profile.id, 'I moved to Berlin last month.');
 
     expect((await memories(profile.id)).map((memory) => memory.content).sort()).toEqual([
       'User has two kids.',
@@ -85,8 +90,8 @@ describe('Memory revision and history', () => {
 
   it('reverses a liking, and only that one', async () => {
     const profile = await makeProfile(t, nextUser());
-    await ingest(profile.id, 'I love surfing. I love hiking.');
-    await ingest(profile.id, 'I no longer like surfing.');
+    await ingestText(t, profile.id, 'I love surfing. I love hiking.');
+    await ingestText(t, profile.id, 'I no longer like surfing.');
     expect((await memories(profile.id)).map((memory) => memory.content).sort()).toEqual([
       'User loves hiking.',
       'User no longer likes surfing.',
@@ -95,8 +100,8 @@ describe('Memory revision and history', () => {
 
   it('reinforces a fact said again instead of adding it, and records it', async () => {
     const profile = await makeProfile(t, nextUser());
-    await ingest(profile.id, 'I have two kids.');
-    await ingest(profile.id, 'I have two kids!');
+    await ingestText(t, profile.id, 'I have two kids.');
+    await ingestText(t, profile.id, 'I have two kids!');
     const [memory] = await memories(profile.id, '?include=superseded');
     expect(await memories(profile.id, '?include=superseded')).toHaveLength(1);
     const history = await historyOf(`/api/profiles/${profile.id}/memories/${memory.id}/history`);

@@ -50,6 +50,7 @@ async function pgvectorInstalled(t: TestApp): Promise<boolean> {
 describe('Semantic ranking', () => {
   const t = useTestApp({
     upstream: 'openai',
+    upstreamKey: 'sk-test',
     upstreamOptions: { embed: topicEmbedding, embeddingDimensions: 8 },
     env: {
       EMBEDDINGS_MODEL: 'topic-embedding',

@@ -78,6 +78,11 @@ export async function listTraits(t: TestApp, profileId: string): Promise<any[]> 
   return (await t.admin().get(`/api/profiles/${profileId}/traits`).expect(200)).body.traits;
 }
 
+/** Learns from `data` through the ingest route (200). */
+export function ingestText(t: TestApp, profileId: string, data: string) {
+  return t.admin().post(`/api/profiles/${profileId}/ingest`).send({ data }).expect(200);
+}
+
 /** Stores conversation messages directly: the proxy is the only API that writes them. */
 export async function insertMessages(t: TestApp, profileId: string, contents: string[]): Promise<void> {
   for (const [index, content] of contents.entries()) {

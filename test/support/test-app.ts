@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.setup';
 import { BackgroundWork } from '../../src/common/background-work';
 import { FakeAnthropic, startFakeAnthropic } from './fake-anthropic-upstream';
+import { fakeEnv } from './fake-env';
 import { FakeOpenAI, FakeOpenAIOptions, startFakeOpenAI } from './fake-openai-upstream';
 
 export interface TestApp {
@@ -156,30 +157,17 @@ export function useTestApp<
   let app: TestApp | undefined;
 
   const start = async (): Promise<void> => {
-    const env: Record<string, string | undefined> = { SERVICE_API_KEY: options.serviceKey };
+    const upstreamKey = options.upstreamKey ?? 'sk-upstream';
     let upstream: FakeOpenAI | FakeAnthropic | undefined;
-    if (options.upstream !== undefined) {
-      const upstreamKey = options.upstreamKey ?? 'sk-upstream';
-      upstream =
-        options.upstream === 'anthropic'
-          ? await startFakeAnthropic({ requireApiKey: upstreamKey })
-          : await startFakeOpenAI({ requireApiKey: upstreamKey, ...options.upstreamOptions });
-      fakes.push(upstream);
-      Object.assign(env, {
-        UPSTREAM_PROVIDER: options.upstream === 'anthropic' ? 'anthropic' : undefined,
-        UPSTREAM_BASE_URL: upstream.url,
-        UPSTREAM_API_KEY: upstreamKey,
-        EXTRACTOR: 'heuristic',
-      });
+    if (options.upstream === 'anthropic') upstream = await startFakeAnthropic({ requireApiKey: upstreamKey });
+    if (options.upstream === 'openai') {
+      upstream = await startFakeOpenAI({ requireApiKey: upstreamKey, ...options.upstreamOptions });
     }
-    let llm: FakeOpenAI | undefined;
-    if (options.extractor === 'llm') {
-      llm = await startFakeOpenAI();
-      fakes.push(llm);
-      Object.assign(env, { LLM_BASE_URL: llm.url, LLM_API_KEY: 'sk-llm' });
-    }
+    const llm = options.extractor === 'llm' ? await startFakeOpenAI() : undefined;
+    fakes = [upstream, llm].filter((fake) => fake !== undefined);
+    const env = fakeEnv({ upstream, anthropic: options.upstream === 'anthropic', upstreamKey, llm });
     if (options.extractor !== undefined) env.EXTRACTOR = options.extractor;
-    for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
+    if (options.serviceKey !== undefined) env.SERVICE_API_KEY = options.serviceKey;
     app = await startTestApp({ ...env, ...options.env });
     Object.assign(suite, app, { upstream, llm });
   };
