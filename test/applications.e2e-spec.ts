@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { servedRoutes } from './support/served-routes';
 import { randomUUID } from 'node:crypto';
 import { expectEnvelope, ISO_TIMESTAMP, UUID } from './support/factories';
-import { ProxiedTestApp, startProxiedTestApp, startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 const ROOT = 'root-key-0123456789-abcdefghij';
 const SCOPES = ['proxy', 'read', 'write', 'admin'] as const;
@@ -31,18 +31,10 @@ const BODIES: Record<string, object> = {
 };
 
 describe('Applications, scoped keys and isolated profiles', () => {
-  let t: ProxiedTestApp;
+  // the per-address limit is not what this file tests, and the matrix alone sends hundreds of requests
+  const t = useTestApp({ upstream: 'openai', serviceKey: ROOT, env: { RATE_LIMIT_PER_MINUTE: '0' } });
   const root = { Authorization: `Bearer ${ROOT}` };
   const inApp = (name: string) => ({ ...root, 'X-Service-Application': name });
-
-  beforeAll(async () => {
-    // the per-address limit is not what this file tests, and the matrix alone sends hundreds of requests
-    t = await startProxiedTestApp({ SERVICE_API_KEY: ROOT, RATE_LIMIT_PER_MINUTE: '0' });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-  });
 
   const createApplication = async (name: string): Promise<string> => {
     const res = await t.api().post('/api/applications').set(root).send({ name }).expect(201);
@@ -191,7 +183,7 @@ describe('Applications, scoped keys and isolated profiles', () => {
     expect(JSON.stringify(salesProfile.body)).not.toContain('Bergen');
     expect(JSON.stringify(supportProfile.body)).toContain('Bergen');
     // what the proxy sent upstream for sales' "42" carries nothing of support's
-    expect(JSON.stringify(t.fake.requests.at(-1)?.body)).not.toContain('Bergen');
+    expect(JSON.stringify(t.upstream.requests.at(-1)?.body)).not.toContain('Bergen');
 
     const listed = await t
       .api()
@@ -494,20 +486,11 @@ describe('Applications, scoped keys and isolated profiles', () => {
 });
 
 describe('Rate limits per key and per application', () => {
-  let t: TestApp;
+  const t = useTestApp({
+    serviceKey: ROOT,
+    env: { KEY_RATE_LIMIT_PER_MINUTE: '2', APPLICATION_RATE_LIMIT_PER_MINUTE: '3' },
+  });
   const root = { Authorization: `Bearer ${ROOT}` };
-
-  beforeAll(async () => {
-    t = await startTestApp({
-      SERVICE_API_KEY: ROOT,
-      KEY_RATE_LIMIT_PER_MINUTE: '2',
-      APPLICATION_RATE_LIMIT_PER_MINUTE: '3',
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-  });
 
   it('limits each key, then the application across its keys, and says which; the root key is not limited by them', async () => {
     await t.api().post('/api/applications').set(root).send({ name: 'limited' }).expect(201);

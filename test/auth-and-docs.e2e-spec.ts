@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expectEnvelope } from './support/factories';
 import { servedRoutes } from './support/served-routes';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 const API_KEY = 'test-key-0123456789-abcdefghij';
 
@@ -15,15 +15,7 @@ interface Operation {
 }
 
 describe('API key and documentation', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({ SERVICE_API_KEY: API_KEY });
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp({ serviceKey: API_KEY });
 
   const auth = { Authorization: `Bearer ${API_KEY}` };
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expectEnvelope, makeMemory, makeProfile, putTrait } from './support/factories';
-import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 interface Turn {
   requestId: string;
@@ -13,15 +13,7 @@ interface Turn {
 
 /** What the console reads besides the SPEC's routes: counted profiles, turns with what was injected. */
 describe('Console API: counted profiles and recent turns', () => {
-  let t: ProxiedTestApp;
-
-  beforeAll(async () => {
-    t = await startProxiedTestApp();
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp({ upstream: 'openai' });
 
   async function chat(userId: string, content: string, requestId: string): Promise<void> {
     const res = await fetch(`${t.url}/v1/chat/completions`, {

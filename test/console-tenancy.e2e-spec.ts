@@ -6,7 +6,7 @@ import {
   screenshot,
   seriousViolations,
 } from './support/console-browser';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 const ROOT_KEY = 'console-root-0123456789-abcdefghij';
 
@@ -16,13 +16,12 @@ const ROOT_KEY = 'console-root-0123456789-abcdefghij';
  * /api/audit): on a service without them this file fails.
  */
 describe('Console in the browser: applications, keys and the audit trail', () => {
-  let t: TestApp;
+  const t = useTestApp({ serviceKey: ROOT_KEY });
   let browser: Browser;
   let page: Page;
   let policyViolations: string[];
 
   beforeAll(async () => {
-    t = await startTestApp({ SERVICE_API_KEY: ROOT_KEY });
     browser = await launchBrowser();
   }, 120_000);
 
@@ -40,7 +39,6 @@ describe('Console in the browser: applications, keys and the audit trail', () =>
 
   afterAll(async () => {
     await browser?.close();
-    await t?.close();
   });
 
   async function signIn(key: string): Promise<void> {

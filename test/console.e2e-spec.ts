@@ -7,7 +7,7 @@ import {
   screenshot,
   seriousViolations,
 } from './support/console-browser';
-import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 const API_KEY = 'console-key-0123456789-abcdefghij';
 const STEP_MS = 15_000;
@@ -17,14 +17,13 @@ const STEP_MS = 15_000;
  * what an operator does, page by page, with each page checked by axe-core and photographed.
  */
 describe('Console in the browser', () => {
-  let t: ProxiedTestApp;
+  const t = useTestApp({ upstream: 'openai', serviceKey: API_KEY });
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   let policyViolations: string[];
 
   beforeAll(async () => {
-    t = await startProxiedTestApp({ SERVICE_API_KEY: API_KEY });
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(STEP_MS);
@@ -34,7 +33,6 @@ describe('Console in the browser', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await t?.close();
   });
 
   afterEach(() => {

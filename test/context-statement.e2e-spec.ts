@@ -1,6 +1,6 @@
 import { contextStatement, ContextStatementRow } from '../src/context/context-statement';
 import { makeMemory, makeProfile } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 const PEOPLE = ['Will', 'Maria', 'Chen', 'the US team', 'IT support'];
 const THINGS = ['hiking boots', 'jazz records', 'a garden in Lisbon', 'spicy ramen', 'chess openings'];
@@ -12,11 +12,10 @@ const VERBS = ['bought', 'talked about', 'loves', 'cooked with', 'organised', 'f
  * candidates with the same ranks: here the same profile is read both ways.
  */
 describe('The context statement, small and large profile paths', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let profileId: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
     profileId = (await makeProfile(t)).id;
     let current: string | null = null;
     for (let i = 0; i < 120; i++) {
@@ -32,10 +31,6 @@ describe('The context statement, small and large profile paths', () => {
         current = memory.id;
       }
     }
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   async function candidates(question: string, wordScanLimit: number) {
@@ -68,15 +63,7 @@ describe('The context statement, small and large profile paths', () => {
 });
 
 describe('The context statement on the main connection', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp();
 
   it('leaves the session plan mode as it was (PGlite forces generic plans around it only)', async () => {
     const profile = await makeProfile(t);

@@ -1,22 +1,12 @@
 import { askForInjectedIds, expectEnvelope, makeMemory, makeProfile, putTrait } from './support/factories';
-import { FakeOpenAI } from './support/fake-openai-upstream';
-import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
+import { injectedSystem } from './support/clients';
 
 const CLOSING = '[End of user profile]';
 
 /** POST /api/profiles/{id}/context: what the proxy would inject, for apps that call their LLM themselves. */
 describe('The context endpoint', () => {
-  let fake: FakeOpenAI;
-  let t: ProxiedTestApp;
-
-  beforeAll(async () => {
-    t = await startProxiedTestApp();
-    fake = t.fake;
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp({ upstream: 'openai' });
 
   const context = (id: string, body: object) =>
     t
@@ -26,7 +16,7 @@ describe('The context endpoint', () => {
   /** The system message the upstream received for this question, and the memory ids injected. */
   const proxied = async (userId: string, question: string) => {
     const ids = await askForInjectedIds(t, userId, question);
-    return { ids, text: fake.requests.at(-1)!.body.messages[0].content as string };
+    return { ids, text: injectedSystem(t.upstream) };
   };
 
   async function profileWithMemories(userId: string) {

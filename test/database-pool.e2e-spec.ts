@@ -1,24 +1,14 @@
 import type { QueryRunner } from 'typeorm';
 import { expectEnvelope, makeMemory, makeProfile } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 import { describeOn } from './support/databases';
 
 const onServer = process.env.DATABASE_URL !== undefined;
 
 /** A database pool with no connection to give: requests fail fast in the envelope, never hang. */
 describe('A starved database pool', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({
-      DATABASE_POOL_SIZE: '2',
-      EXTRACTION_CONCURRENCY: '1',
-      DATABASE_ACQUIRE_TIMEOUT_MS: '500',
-    });
-  });
-
-  afterAll(async () => {
-    await t.close();
+  const t = useTestApp({
+    env: { DATABASE_POOL_SIZE: '2', EXTRACTION_CONCURRENCY: '1', DATABASE_ACQUIRE_TIMEOUT_MS: '500' },
   });
 
   it('answers 503 database_unavailable within seconds, and serves again once connections are free', async () => {
@@ -46,15 +36,7 @@ describe('A starved database pool', () => {
 
 /** The context statement's own pool on a server is DATABASE_CONTEXT_POOL_SIZE connections. */
 describeOn('postgres', 'The context statement pool', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({ DATABASE_CONTEXT_POOL_SIZE: '1' });
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp({ env: { DATABASE_CONTEXT_POOL_SIZE: '1' } });
 
   it('runs concurrent context statements on no more connections than DATABASE_CONTEXT_POOL_SIZE', async () => {
     const profile = await makeProfile(t);

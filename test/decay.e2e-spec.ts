@@ -2,21 +2,20 @@ import { Client } from 'pg';
 import { Clock } from '../src/common/clock';
 import { DECAY_FLOOR, MemoryDecayService } from '../src/memories/memory-decay.service';
 import { makeMemory, makeProfile } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 import { describeOn } from './support/databases';
 
 const DAY_MS = 86_400_000;
 
 /** The daily decay of memories, with the clock moved instead of waiting days. */
 describe('memory decay', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let decay: MemoryDecayService;
   let now: jest.SpyInstance<Date, []>;
   let createdAt: number;
   let profileId: string;
 
-  beforeAll(async () => {
-    t = await startTestApp();
+  beforeAll(() => {
     decay = t.app.get(MemoryDecayService);
     now = jest.spyOn(t.app.get(Clock), 'now');
   });
@@ -27,9 +26,8 @@ describe('memory decay', () => {
     now.mockReturnValue(new Date(createdAt));
   });
 
-  afterAll(async () => {
+  afterAll(() => {
     now.mockRestore();
-    await t.close();
   });
 
   /** Runs the job as if it were `days` days after the test began. */
@@ -100,18 +98,16 @@ describe('memory decay', () => {
 });
 
 describeOn('postgres', 'memory decay run by two replicas at once', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let other: Client;
 
   beforeAll(async () => {
-    t = await startTestApp();
     other = new Client({ connectionString: process.env.DATABASE_URL });
     await other.connect();
   });
 
   afterAll(async () => {
     await other.end();
-    await t.close();
   });
 
   it('counts each day once although both runs saw the memory due', async () => {

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { servedRoutes } from './support/served-routes';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 const ROOT = join(__dirname, '..');
 const read = (...path: string[]) => readFileSync(join(ROOT, ...path), 'utf8');
@@ -60,12 +60,7 @@ describe('The docs', () => {
   });
 
   describe('API.md and the routes the app serves', () => {
-    let t: TestApp;
-
-    beforeAll(async () => {
-      t = await startTestApp();
-    });
-    afterAll(() => t.close());
+    const t = useTestApp();
 
     it('lists every route the app serves, and no other', () => {
       const rows = tableRows(read('docs', 'API.md'), 'Endpoints').slice(1);

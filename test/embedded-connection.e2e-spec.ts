@@ -6,19 +6,18 @@ import { ExtractionWorker } from '../src/extraction/extraction-worker';
 import type { EmbeddedDatabase } from '../src/database/embedded-database';
 import type { EmbeddedPgConnection } from '../src/database/embedded-pg-connection';
 import { makeProfile } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 /**
  * node-postgres talks to the embedded database through EmbeddedPgConnection: a query's messages reach
  * PGlite in one call, errors come back as node-postgres expects them, and the connection goes on.
  */
 describe('The connection to the embedded database', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let calls: number;
   let restore: () => void;
 
-  beforeAll(async () => {
-    t = await startTestApp();
+  beforeAll(() => {
     const { pglite } = t.app.get<EmbeddedDatabase>(EMBEDDED_DATABASE);
     const execute = pglite.execProtocolStream.bind(pglite);
     jest.spyOn(pglite, 'execProtocolStream').mockImplementation((...args) => {
@@ -28,9 +27,8 @@ describe('The connection to the embedded database', () => {
     restore = () => jest.restoreAllMocks();
   });
 
-  afterAll(async () => {
+  afterAll(() => {
     restore();
-    await t.close();
   });
 
   beforeEach(() => {

@@ -1,6 +1,6 @@
 // @database embedded
 import { makeProfile } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 interface TableState {
   rows: number;
@@ -14,15 +14,7 @@ interface TableState {
  * there (not tested: it is PostgreSQL's).
  */
 describe('embedded database table upkeep', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({ DB_MAINTENANCE_INTERVAL_MS: '1000' });
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp({ env: { DB_MAINTENANCE_INTERVAL_MS: '1000' } });
 
   async function memoriesTable(): Promise<TableState> {
     const [row] = await t.dataSource.query(

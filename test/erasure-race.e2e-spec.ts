@@ -2,22 +2,14 @@ import { ContextService } from '../src/context/context.service';
 import { HeldContexts } from '../src/context/held-contexts';
 import { NamedStatement, PreparedStatements } from '../src/database/prepared-statements';
 import { makeMemory, makeProfile } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 /**
  * A context read in flight while its profile is erased (both databases): the read has its rows from
  * before the erasure, and what it would hold must not outlive the erasure in the held-context cache.
  */
 describe('An erasure during a context read', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp();
 
   /** The process's held contexts (private to ContextService: nothing else may reach them). */
   const heldContexts = () => t.app.get<ContextService, { held: HeldContexts }>(ContextService).held;

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChildService, emptyServerDatabase } from './support/child-service';
+import { fakeEnv } from './support/fake-env';
 import { FakeOpenAI, LooseJson, startFakeOpenAI } from './support/fake-openai-upstream';
 import {
   analysedText,
@@ -39,11 +40,7 @@ describe('durable background extraction across a crash', () => {
   const start = async () => {
     service = await ChildService.start({
       DATA_DIR: dataDir,
-      EXTRACTOR: 'llm',
-      LLM_BASE_URL: llm.url,
-      LLM_API_KEY: 'sk-llm',
-      UPSTREAM_BASE_URL: upstream.url,
-      UPSTREAM_API_KEY: 'sk-upstream',
+      ...fakeEnv({ upstream, llm }),
       EXTRACTION_SWEEP_INTERVAL_MS: '0',
       // on the server the killed process's claim must run out before the batch is taken over
       EXTRACTION_LEASE_MS: '2000',

@@ -1,61 +1,25 @@
 import { ExtractionWorker } from '../src/extraction/extraction-worker';
-import { makeProfile } from './support/factories';
-import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
+import { makeProfileWith } from './support/factories';
 import { analysedMessages, analysedText, extractionAnswer, llmAnswer } from './support/fake-llm';
-import { startTestApp, TestApp } from './support/test-app';
+import { startTestApp, useTestApp } from './support/test-app';
+import { chatRequest, chatTurn } from './support/clients';
 
-const LLM_ENV = (llm: FakeOpenAI, upstream: FakeOpenAI) => ({
-  EXTRACTOR: 'llm',
-  LLM_BASE_URL: llm.url,
-  LLM_API_KEY: 'sk-llm',
-  UPSTREAM_BASE_URL: upstream.url,
-  UPSTREAM_API_KEY: 'sk-upstream',
+const LLM_ENV = {
   EXTRACTION_LLM_ATTEMPTS: '1',
   EXTRACTION_MAX_ATTEMPTS: '2',
   EXTRACTION_RULES_FALLBACK: 'false', // these tests follow the LLM's failures to the end (learning-fallback: the rules)
   EXTRACTION_SWEEP_INTERVAL_MS: '0',
   EXTRACTION_BACKOFF_MS: '0',
-});
+};
 
 /** Background extraction with the LLM extractor: per-request schemas, failures, retries, shutdown. */
 describe('background extraction (LLM extractor)', () => {
-  let upstream: FakeOpenAI;
-  let llm: FakeOpenAI;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    upstream = await startFakeOpenAI();
-    llm = await startFakeOpenAI();
-    t = await startTestApp(LLM_ENV(llm, upstream));
-  });
-
-  beforeEach(() => {
-    upstream.reset();
-    llm.reset();
-  });
-
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-    await upstream.close();
-  });
-
-  /** A profile with a summary written by hand, so that extraction makes no summary call. */
-  async function quietProfile() {
-    const profile = await makeProfile(t);
-    await t.api().patch(`/api/profiles/${profile.id}`).send({ summary: 'By hand.' }).expect(200);
-    return profile;
-  }
+  const t = useTestApp({ upstream: 'openai', extractor: 'llm', env: LLM_ENV });
+  const quietProfile = async () => (await makeProfileWith(t, { summary: 'By hand.' })).profile;
 
   async function chat(userId: string, content: string, extra: Record<string, unknown> = {}, headers = {}) {
-    upstream.script(llmAnswer('I am the assistant. My name is Bob.'));
-    await t
-      .api()
-      .post('/v1/chat/completions')
-      .set('X-Service-Id', userId)
-      .set(headers)
-      .send({ model: 'fake-model', messages: [{ role: 'user', content }], ...extra })
-      .expect(200);
+    t.upstream.script(llmAnswer('I am the assistant. My name is Bob.'));
+    await chatRequest(t, userId, content, extra).set(headers).expect(200);
   }
 
   const messagesOf = (profileId: string) =>
@@ -66,7 +30,7 @@ describe('background extraction (LLM extractor)', () => {
 
   it('sends only the user text, asks for the per-request keys, and stores them', async () => {
     const profile = await quietProfile();
-    llm.script(
+    t.llm.script(
       extractionAnswer(
         [
           { key: 'favourite_colour', value: 'green', confidence: 0.9 },
@@ -83,10 +47,10 @@ describe('background extraction (LLM extractor)', () => {
     );
     await t.drain();
 
-    expect(llm.requests).toHaveLength(1);
-    expect(analysedText(llm.requests[0])).toBe('I paint landscapes, mostly in green. I have a cat.');
+    expect(t.llm.requests).toHaveLength(1);
+    expect(analysedText(t.llm.requests[0])).toBe('I paint landscapes, mostly in green. I have a cat.');
     const keys: string[] =
-      llm.requests[0].body.response_format.json_schema.schema.properties.traits.items.properties.key.enum;
+      t.llm.requests[0].body.response_format.json_schema.schema.properties.traits.items.properties.key.enum;
     expect(keys).toEqual(expect.arrayContaining(['name', 'favourite_colour', 'pet']));
 
     const traits = await t.api().get(`/api/profiles/${profile.id}/traits`).expect(200);
@@ -119,7 +83,7 @@ describe('background extraction (LLM extractor)', () => {
         content,
       ]);
     }
-    llm.script(
+    t.llm.script(
       llmAnswer(
         JSON.stringify({
           traits: [],
@@ -133,8 +97,8 @@ describe('background extraction (LLM extractor)', () => {
       ),
     );
     await t.app.get(ExtractionWorker).sweep();
-    expect(llm.requests).toHaveLength(1);
-    expect(analysedMessages(llm.requests[0])).toEqual(texts);
+    expect(t.llm.requests).toHaveLength(1);
+    expect(analysedMessages(t.llm.requests[0])).toEqual(texts);
     const ids: string[] = (
       await t.dataSource.query(`SELECT id FROM messages WHERE profile_id = $1 ORDER BY seq`, [profile.id])
     ).map((row: { id: string }) => row.id);
@@ -152,7 +116,7 @@ describe('background extraction (LLM extractor)', () => {
 
   it('records a failure, retries it on the next sweep, and gives up after EXTRACTION_MAX_ATTEMPTS', async () => {
     const profile = await quietProfile();
-    llm.script({ kind: 'error', status: 500 }, { kind: 'error', status: 502 });
+    t.llm.script({ kind: 'error', status: 500 }, { kind: 'error', status: 502 });
     await chat(profile.externalId!, 'My name is Anna.');
     await t.drain();
     const afterFirst = await messagesOf(profile.id);
@@ -171,14 +135,14 @@ describe('background extraction (LLM extractor)', () => {
     expect(afterSecond[0].extracted_at).not.toBeNull(); // given up: done, with the error kept
 
     await worker.sweep();
-    expect(llm.requests).toHaveLength(2);
+    expect(t.llm.requests).toHaveLength(2);
     const traits = await t.api().get(`/api/profiles/${profile.id}/traits`).expect(200);
     expect(traits.body.traits).toEqual([]);
   });
 
   it('succeeds on a later sweep after a transient failure, and clears the error', async () => {
     const profile = await quietProfile();
-    llm.script(
+    t.llm.script(
       { kind: 'error', status: 503 },
       extractionAnswer([{ key: 'name', value: 'Anna', confidence: 0.9 }]),
     );
@@ -192,22 +156,22 @@ describe('background extraction (LLM extractor)', () => {
     expect(user.extracted_at).not.toBeNull();
     const traits = await t.api().get(`/api/profiles/${profile.id}/traits`).expect(200);
     expect(traits.body.traits).toEqual([expect.objectContaining({ key: 'name', value: 'Anna' })]);
-    expect(llm.requests).toHaveLength(2);
+    expect(t.llm.requests).toHaveLength(2);
   });
 
   it('stops an extraction in flight on shutdown, promptly, without counting a failure', async () => {
-    const own = await startTestApp({ ...LLM_ENV(llm, upstream), LLM_TIMEOUT_MS: '60000' });
+    const own = await startTestApp({ ...t.env, LLM_TIMEOUT_MS: '60000' });
     const profile = (await own.api().post('/api/profiles').send({ externalId: 'shutdown-user' }).expect(201))
       .body.profile;
-    llm.script({ kind: 'hang' });
-    upstream.script(llmAnswer('ok'));
+    t.llm.script({ kind: 'hang' });
+    t.upstream.script(llmAnswer('ok'));
     await own
       .api()
       .post('/v1/chat/completions')
       .set('X-Service-Id', 'shutdown-user')
       .send({ model: 'fake-model', messages: [{ role: 'user', content: 'My name is Anna.' }] })
       .expect(200);
-    await llm.waitForRequests(1);
+    await t.llm.waitForRequests(1);
     const pending = await own.dataSource.query(
       `SELECT extraction_attempts FROM messages WHERE profile_id = $1 AND extracted_at IS NULL`,
       [profile.id],
@@ -216,47 +180,34 @@ describe('background extraction (LLM extractor)', () => {
     const started = Date.now();
     await own.close();
     expect(Date.now() - started).toBeLessThan(5_000);
-    await llm.waitForClientClose(0);
+    await t.llm.waitForClientClose(0);
   });
 
   describe('after a failure', () => {
-    let patient: TestApp;
-
-    beforeAll(async () => {
-      patient = await startTestApp({ ...LLM_ENV(llm, upstream), EXTRACTION_BACKOFF_MS: '60000' });
+    const patient = useTestApp({
+      upstream: 'openai',
+      extractor: 'llm',
+      env: { ...LLM_ENV, EXTRACTION_BACKOFF_MS: '60000' },
     });
 
-    afterAll(async () => {
-      await patient.close();
-    });
-
-    async function patientChat(userId: string, content: string) {
-      upstream.script(llmAnswer('Noted.'));
-      await patient
-        .api()
-        .post('/v1/chat/completions')
-        .set('X-Service-Id', userId)
-        .send({ model: 'fake-model', messages: [{ role: 'user', content }] })
-        .expect(200);
-      await patient.drain();
-    }
+    const patientChat = (userId: string, content: string) => chatTurn(patient, userId, content);
 
     it('waits before trying a failed batch again, and new turns are extracted without it', async () => {
       const profile = (
         await patient.api().post('/api/profiles').send({ externalId: 'patient-1' }).expect(201)
       ).body.profile;
       await patient.api().patch(`/api/profiles/${profile.id}`).send({ summary: 'By hand.' }).expect(200);
-      llm.script({ kind: 'error', status: 500 });
+      patient.llm.script({ kind: 'error', status: 500 });
       await patientChat('patient-1', 'My name is Anna.');
-      expect(llm.requests).toHaveLength(1);
+      expect(patient.llm.requests).toHaveLength(1);
 
       await patient.app.get(ExtractionWorker).sweep();
-      expect(llm.requests).toHaveLength(1); // still waiting: no new try on every sweep
+      expect(patient.llm.requests).toHaveLength(1); // still waiting: no new try on every sweep
 
-      llm.script(extractionAnswer([{ key: 'favourite_colour', value: 'blue', confidence: 0.9 }]));
+      patient.llm.script(extractionAnswer([{ key: 'favourite_colour', value: 'blue', confidence: 0.9 }]));
       await patientChat('patient-1', 'I like the colour blue.');
-      expect(llm.requests).toHaveLength(2);
-      expect(analysedText(llm.requests[1])).toBe('I like the colour blue.'); // the failed batch is not joined
+      expect(patient.llm.requests).toHaveLength(2);
+      expect(analysedText(patient.llm.requests[1])).toBe('I like the colour blue.'); // the failed batch is not joined
 
       const status = await patient.api().get(`/api/profiles/patient-1/extraction`).expect(200);
       expect(status.body).toEqual({ extraction: { pending: 1, backingOff: 1, failed: 0 } });
@@ -275,7 +226,7 @@ describe('background extraction (LLM extractor)', () => {
       const profile = (await t.api().post('/api/profiles').send({ externalId: 'given-up' }).expect(201)).body
         .profile;
       await t.api().patch(`/api/profiles/${profile.id}`).send({ summary: 'By hand.' }).expect(200);
-      llm.script({ kind: 'error', status: 500 }, { kind: 'error', status: 500 });
+      t.llm.script({ kind: 'error', status: 500 }, { kind: 'error', status: 500 });
       await chat('given-up', 'My name is Anna.');
       await t.drain();
       await t.app.get(ExtractionWorker).sweep(); // second failure: given up (EXTRACTION_MAX_ATTEMPTS 2)
@@ -285,7 +236,7 @@ describe('background extraction (LLM extractor)', () => {
         failed: 1,
       });
 
-      llm.script(extractionAnswer([{ key: 'name', value: 'Anna', confidence: 0.9 }]));
+      t.llm.script(extractionAnswer([{ key: 'name', value: 'Anna', confidence: 0.9 }]));
       const retried = await t.api().post('/api/profiles/given-up/extraction/retry').expect(200);
       expect(retried.body).toEqual({ requeued: 1 });
       await t.drain();

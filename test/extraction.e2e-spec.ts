@@ -3,9 +3,8 @@ import { ExtractionQueue } from '../src/extraction/extraction-queue';
 import { ExtractionWorker } from '../src/extraction/extraction-worker';
 import { ExtractionService } from '../src/extraction/extraction.service';
 import { makeProfile, putTrait } from './support/factories';
-import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { llmAnswer } from './support/fake-llm';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 interface StoredMessage {
   id: string;
@@ -16,25 +15,7 @@ interface StoredMessage {
 
 /** Background extraction after real chat turns through the proxy, with the heuristic extractor. */
 describe('background extraction (heuristic extractor)', () => {
-  let upstream: FakeOpenAI;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    upstream = await startFakeOpenAI();
-    t = await startTestApp({
-      EXTRACTOR: 'heuristic',
-      UPSTREAM_BASE_URL: upstream.url,
-      UPSTREAM_API_KEY: 'sk-upstream',
-      EXTRACTION_SWEEP_INTERVAL_MS: '0',
-    });
-  });
-
-  beforeEach(() => upstream.reset());
-
-  afterAll(async () => {
-    await t.close();
-    await upstream.close();
-  });
+  const t = useTestApp({ upstream: 'openai', env: { EXTRACTION_SWEEP_INTERVAL_MS: '0' } });
 
   async function chat(userId: string, messages: Array<{ role: string; content: string }>, extra = {}) {
     await t
@@ -67,7 +48,7 @@ describe('background extraction (heuristic extractor)', () => {
 
   it('learns from the user messages of a turn, and only from them, keeping their ids', async () => {
     const userId = `chat-${randomUUID()}`;
-    upstream.script(llmAnswer('Nice to meet you. My name is Bob and I have three cats.'));
+    t.upstream.script(llmAnswer('Nice to meet you. My name is Bob and I have three cats.'));
     await chat(userId, [{ role: 'user', content: 'My name is Anna. I have two kids. What should I cook?' }]);
     await t.drain();
 
@@ -190,7 +171,7 @@ describe('background extraction (heuristic extractor)', () => {
 
   it('extracts each new turn once; history the client resends is not extracted again', async () => {
     const userId = `chat-${randomUUID()}`;
-    upstream.script(llmAnswer('Noted.'), llmAnswer('Noted again.'));
+    t.upstream.script(llmAnswer('Noted.'), llmAnswer('Noted again.'));
     await chat(userId, [{ role: 'user', content: 'I love hiking.' }]);
     await t.drain();
     await chat(userId, [
@@ -214,7 +195,7 @@ describe('background extraction (heuristic extractor)', () => {
   it('keeps manual traits and merges duplicates', async () => {
     const profile = await makeProfile(t);
     await putTrait(t, profile.id, 'name', 'Grace');
-    upstream.script(llmAnswer('ok'), llmAnswer('ok'));
+    t.upstream.script(llmAnswer('ok'), llmAnswer('ok'));
     await chat(profile.externalId!, [{ role: 'user', content: 'My name is Anna. I have two kids.' }]);
     await chat(profile.externalId!, [{ role: 'user', content: 'I have two kids!' }]);
     await t.drain();

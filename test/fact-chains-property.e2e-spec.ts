@@ -1,6 +1,6 @@
 import { LooseJson } from './support/fake-openai-upstream';
 import { makeProfile } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 /** A small seeded generator (mulberry32), so that a failing sequence can be replayed from its seed. */
 function random(seed: number): () => number {
@@ -51,15 +51,7 @@ const SEEDS = [35, 3535];
  * names no value of a kind but its current memory's and its trait's.
  */
 describe('Fact chains under random changes (property)', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({ EXTRACTOR: 'heuristic', LOG_LEVEL: 'error' });
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp({ env: { EXTRACTOR: 'heuristic', LOG_LEVEL: 'error' } });
 
   const api = () => t.admin();
 

@@ -1,34 +1,22 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { FakeOpenAI, fakeEmbedding, LooseJson, startFakeOpenAI } from './support/fake-openai-upstream';
+import { fakeEmbedding, LooseJson } from './support/fake-openai-upstream';
 import { llmAnswer } from './support/fake-llm';
-import { makeMemory, makeProfile } from './support/factories';
-import { ProxiedTestApp, startProxiedTestApp, startTestApp, TestApp } from './support/test-app';
+import { ingestText, listMemories, listTraits, makeMemory, makeProfile } from './support/factories';
+import { useTestApp } from './support/test-app';
+import { chatTurn, injectedFor } from './support/clients';
 
 const ALICE = 'My name is Alice. I am allergic to peanuts. I love sushi. I live in Berlin.';
 
 /** What was deleted or replaced never reaches the model again (both databases). */
 describe('Forgetting', () => {
-  let t: ProxiedTestApp;
+  const t = useTestApp({ upstream: 'openai' });
   let seq = 0;
   const nextUser = () => `forgetting-user-${++seq}`;
 
-  beforeAll(async () => {
-    t = await startProxiedTestApp();
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
-
   const api = () => t.admin();
-  const ingest = (profileId: string, data: string) =>
-    api().post(`/api/profiles/${profileId}/ingest`).send({ data }).expect(200);
-  const memories = async (profileId: string, include = '') =>
-    (await api().get(`/api/profiles/${profileId}/memories${include}`).expect(200)).body
-      .memories as LooseJson[];
-  const traits = async (profileId: string) =>
-    (await api().get(`/api/profiles/${profileId}/traits`).expect(200)).body.traits as LooseJson[];
+  const memories = (profileId: string, include = '') => listMemories(t, profileId, include);
+  const traits = (profileId: string) => listTraits(t, profileId);
   const contextText = async (profileId: string, question = 'What do you know about me?') =>
     (await api().post(`/api/profiles/${profileId}/context`).send({ question }).expect(200)).body
       .text as string;
@@ -37,24 +25,9 @@ describe('Forgetting', () => {
       .history as LooseJson[];
   const summaryOf = async (profileId: string) =>
     (await api().get(`/api/profiles/${profileId}`).expect(200)).body.profile.summary as string;
-  /** The system message the upstream got for a chat of the user (no learning from it). */
-  const injectedFor = async (userId: string, question: string) => {
-    await t
-      .api()
-      .post('/v1/chat/completions')
-      .set('X-Service-Id', userId)
-      .send({
-        model: 'm',
-        messages: [{ role: 'user', content: question }],
-        service: { skipExtraction: true },
-      })
-      .expect(200);
-    return (t.fake.requests.at(-1)!.body.messages[0]?.content as string) ?? '';
-  };
-
   async function aliceProfile(userId: string) {
     const profile = await makeProfile(t, userId);
-    await ingest(profile.id, ALICE);
+    await ingestText(t, profile.id, ALICE);
     expect(await summaryOf(profile.id)).toContain('peanuts');
     expect(await contextText(profile.id)).toContain('Alice');
     return profile;
@@ -71,7 +44,7 @@ describe('Forgetting', () => {
         await api().delete(`/api/profiles/${profile.id}/traits/${trait.key}`).expect(200);
       }
       expect(await summaryOf(profile.id)).toBe('');
-      for (const text of [await contextText(profile.id), await injectedFor(userId, 'Who am I?')]) {
+      for (const text of [await contextText(profile.id), await injectedFor(t, userId, 'Who am I?')]) {
         for (const word of ['Alice', 'peanuts', 'sushi', 'Berlin']) expect(text).not.toContain(word);
       }
     });
@@ -122,7 +95,7 @@ describe('Forgetting', () => {
 
     it('follows a fact superseded by extraction at once, not after SUMMARY_INTERVAL_MINUTES', async () => {
       const profile = await aliceProfile(nextUser());
-      await ingest(profile.id, 'I moved to Lisbon last month.');
+      await ingestText(t, profile.id, 'I moved to Lisbon last month.');
       const summary = await summaryOf(profile.id);
       expect(summary).toContain('Lisbon');
       expect(summary).not.toContain('Berlin');
@@ -131,22 +104,10 @@ describe('Forgetting', () => {
 
   describe('an edited memory', () => {
     const DIMENSIONS = 8;
-    let embedder: FakeOpenAI;
-    let e: TestApp;
-
-    beforeAll(async () => {
-      embedder = await startFakeOpenAI({ embeddingDimensions: DIMENSIONS });
-      e = await startTestApp({
-        UPSTREAM_BASE_URL: embedder.url,
-        UPSTREAM_API_KEY: 'sk-test',
-        EXTRACTOR: 'heuristic',
-        EMBEDDINGS_MODEL: 'hash-embedding',
-      });
-    });
-
-    afterAll(async () => {
-      await e.close();
-      await embedder.close();
+    const e = useTestApp({
+      upstream: 'openai',
+      upstreamOptions: { embeddingDimensions: DIMENSIONS },
+      env: { EMBEDDINGS_MODEL: 'hash-embedding' },
     });
 
     const storedVector = async (memoryId: string) => {
@@ -157,7 +118,7 @@ describe('Forgetting', () => {
       return rows[0]?.embedding ?? null;
     };
     const embedded = () =>
-      embedder.requests
+      e.upstream.requests
         .filter((request) => request.path === '/v1/embeddings')
         .flatMap((request) => request.body.input as string[]);
     const expectVectorOf = (vector: number[] | null, text: string) => {
@@ -171,7 +132,7 @@ describe('Forgetting', () => {
       await e.drain();
       expectVectorOf(await storedVector(memory.id), 'My passport number is P1234567');
 
-      embedder.reset();
+      e.upstream.reset();
       await e
         .admin()
         .patch(`/api/profiles/${profile.id}/memories/${memory.id}`)
@@ -190,7 +151,7 @@ describe('Forgetting', () => {
     it('supersedes a memory written through the API with a learnt one of the same kind', async () => {
       const profile = await makeProfile(t, nextUser());
       const lisbon = await makeMemory(t, profile.id, { content: 'Lives in Lisbon' });
-      await ingest(profile.id, 'I moved to Berlin last month.');
+      await ingestText(t, profile.id, 'I moved to Berlin last month.');
       const all = await memories(profile.id, '?include=superseded');
       const berlin = byContent(all, 'User moved to Berlin last month.');
       expect(byContent(all, 'Lives in Lisbon')).toEqual(
@@ -202,9 +163,9 @@ describe('Forgetting', () => {
 
     it('makes a fact said again current, and the predecessor of a deleted memory current again', async () => {
       const profile = await makeProfile(t, nextUser());
-      await ingest(profile.id, 'I live in Paris.');
-      await ingest(profile.id, 'I live in Berlin.');
-      await ingest(profile.id, 'I live in Paris.');
+      await ingestText(t, profile.id, 'I live in Paris.');
+      await ingestText(t, profile.id, 'I live in Berlin.');
+      await ingestText(t, profile.id, 'I live in Paris.');
       let all = await memories(profile.id, '?include=superseded');
       const paris = byContent(all, 'User lives in Paris.');
       const berlin = byContent(all, 'User lives in Berlin.');
@@ -229,9 +190,9 @@ describe('Forgetting', () => {
 
     it('hands the memories a deleted one superseded on to what superseded it', async () => {
       const profile = await makeProfile(t, nextUser());
-      await ingest(profile.id, 'I work at Acme.');
-      await ingest(profile.id, 'I work at Globex.');
-      await ingest(profile.id, 'I work at Initech.');
+      await ingestText(t, profile.id, 'I work at Acme.');
+      await ingestText(t, profile.id, 'I work at Globex.');
+      await ingestText(t, profile.id, 'I work at Initech.');
       let all = await memories(profile.id, '?include=superseded');
       const [acme, globex, initech] = ['Acme', 'Globex', 'Initech'].map((name) =>
         byContent(all, `User works at ${name}.`),
@@ -249,9 +210,9 @@ describe('Forgetting', () => {
   describe('purge', () => {
     it('removes a memory from the history too, keeping that it existed, when and by whom', async () => {
       const profile = await makeProfile(t, nextUser());
-      await ingest(profile.id, 'I live in Oslo.');
+      await ingestText(t, profile.id, 'I live in Oslo.');
       const passport = await makeMemory(t, profile.id, { content: 'Lives in Bergen, passport P1234567' });
-      await ingest(profile.id, 'I live in Oslo.'); // supersedes the passport memory, naming its content
+      await ingestText(t, profile.id, 'I live in Oslo.'); // supersedes the passport memory, naming its content
       const oslo = (await memories(profile.id))[0];
       expect(JSON.stringify(await historyOf(profile.id, oslo.id))).toContain('P1234567');
 
@@ -296,45 +257,17 @@ describe('Forgetting', () => {
   });
 
   describe('supersession chains with the LLM extractor', () => {
-    let upstream: FakeOpenAI;
-    let llm: FakeOpenAI;
-    let l: TestApp;
-
-    beforeAll(async () => {
-      upstream = await startFakeOpenAI();
-      llm = await startFakeOpenAI();
-      l = await startTestApp({
-        LOG_LEVEL: 'error',
-        EXTRACTOR: 'llm',
-        LLM_BASE_URL: llm.url,
-        LLM_API_KEY: 'sk-llm',
-        UPSTREAM_BASE_URL: upstream.url,
-        UPSTREAM_API_KEY: 'sk-upstream',
-        EXTRACTION_LLM_ATTEMPTS: '1',
-        EXTRACTION_SWEEP_INTERVAL_MS: '0',
-      });
-    });
-
-    afterAll(async () => {
-      await l.close();
-      await llm.close();
-      await upstream.close();
+    const l = useTestApp({
+      upstream: 'openai',
+      extractor: 'llm',
+      env: { LOG_LEVEL: 'error', EXTRACTION_LLM_ATTEMPTS: '1', EXTRACTION_SWEEP_INTERVAL_MS: '0' },
     });
 
     const learn = async (userId: string, content: string, memories: LooseJson[]) => {
-      llm.script(llmAnswer(JSON.stringify({ traits: [], memories })));
-      upstream.script(llmAnswer('Noted.'));
-      await l
-        .api()
-        .post('/v1/chat/completions')
-        .set('X-Service-Id', userId)
-        .send({ model: 'fake-model', messages: [{ role: 'user', content }] })
-        .expect(200);
-      await l.drain();
+      l.llm.script(llmAnswer(JSON.stringify({ traits: [], memories })));
+      await chatTurn(l, userId, content);
     };
-    const all = async (profileId: string) =>
-      (await l.admin().get(`/api/profiles/${profileId}/memories?include=superseded`).expect(200)).body
-        .memories as LooseJson[];
+    const all = (profileId: string) => listMemories(l, profileId, '?include=superseded');
     // worded so that no fact kind is read from them: the chain alone decides
     const PARIS = "The user's home city is Paris.";
     const BERLIN = "The user's home city is Berlin.";

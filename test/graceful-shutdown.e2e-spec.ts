@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChildService } from './support/child-service';
+import { fakeEnv } from './support/fake-env';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 
 const PIECES = ['one ', 'two ', 'three ', 'four ', 'five'];
@@ -14,8 +15,7 @@ describe('Graceful shutdown of the built service', () => {
   let service: ChildService | undefined;
   const env = (extra: Record<string, string> = {}) => ({
     DATA_DIR: dataDir,
-    UPSTREAM_BASE_URL: fake.url,
-    EXTRACTOR: 'heuristic',
+    ...fakeEnv({ upstream: fake }),
     LOG_LEVEL: 'info',
     ...extra,
   });

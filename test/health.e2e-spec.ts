@@ -1,15 +1,7 @@
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 describe('Health and readiness', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp();
 
   it('GET /health answers 200 { status: ok }', async () => {
     const res = await t.api().get('/health').expect(200);

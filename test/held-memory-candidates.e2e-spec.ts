@@ -7,7 +7,7 @@ import type { HeldProfileStatementRow, HeldProfileVersions } from '../src/contex
 import { HeldMemoryCandidates } from '../src/memories/held-memory-candidates';
 import { LINK_PROFILE_LIMIT, LINK_SHARE } from '../src/memories/memory-candidates';
 import { makeProfile } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 const PEOPLE = ['Will', 'Maria', 'Chen', 'the US team', 'IT support', 'Dr. Ödön'];
 const THINGS = ['hiking boots', 'jazz records', 'a garden in Lisbon', 'spicy ramen', 'chess openings'];
@@ -31,11 +31,10 @@ const EXTRAS = ['', 'again', 'with friends at the weekend', 'quickly', "didn't l
  * ties, importances and decays tie, lengths differ, some memories are superseded.
  */
 describe('Candidates ranked in the process, against the context statement', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let profileId: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
     profileId = (await makeProfile(t)).id;
     const contents: string[] = [];
     const minutes: number[] = [];
@@ -72,10 +71,6 @@ describe('Candidates ranked in the process, against the context statement', () =
        WHERE profile_id = $1 AND content_hash IN (SELECT hash FROM x WHERE n % 11 = 0)`,
       [profileId, contents],
     );
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   type Candidate = { id: string; rank: string; anchor: string | null };

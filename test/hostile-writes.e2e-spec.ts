@@ -1,17 +1,9 @@
 import { expectEnvelope, makeProfile } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 /** Writes that race with the deletion of their profile, and values at the edge of what can be stored. */
 describe('Races and edge values', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({ EXTRACTOR: 'heuristic' });
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp({ env: { EXTRACTOR: 'heuristic' } });
 
   // Each write takes the profile's lock before its rows' (inProfileWrite): without that, about one
   // trial in twelve on a server deadlocked with the deletion and answered 503, so 50 trials catch it.

@@ -1,17 +1,16 @@
 import type { Express } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { startProxiedTestApp, ProxiedTestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 /**
  * The server creates requests and responses as Express's own (ExpressHttpAdapter): neither Express
  * nor the proxy's front door has to change an object's prototype while it serves it.
  */
 describe('Requests and responses created as Express’s', () => {
-  let t: ProxiedTestApp;
+  const t = useTestApp({ upstream: 'openai' });
   const seen: Array<{ path: string; created: boolean; kept: boolean }> = [];
 
-  beforeAll(async () => {
-    t = await startProxiedTestApp();
+  beforeAll(() => {
     const express: Express = t.app.getHttpAdapter().getInstance();
     const server = t.app.getHttpServer();
     server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -23,10 +22,6 @@ describe('Requests and responses created as Express’s', () => {
         seen.push({ path: req.url ?? '', created, kept });
       });
     });
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   it('on the proxy’s front door and on the routes Express serves, with Express’s methods working', async () => {

@@ -1,18 +1,13 @@
 import { expectEnvelope, makeProfile } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 /** What reaches the HTTP layer before any controller: routing, body parsing, sizes, media types. */
 describe('HTTP edge: errors before the controllers', () => {
-  let t: TestApp;
+  const t = useTestApp({ env: { BODY_LIMIT: '2mb' } });
   let profileId: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ BODY_LIMIT: '2mb' });
     profileId = (await makeProfile(t)).id;
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   it.each([

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expectEnvelope } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 /** What a raw connection received until the server closed it (or the wait ran out). */
 interface RawAnswer {
@@ -46,16 +46,11 @@ function rawExchange(port: number, pieces: string[], waitMs: number): Promise<Ra
 }
 
 describe('HTTP limits: requests that never arrive whole', () => {
-  let t: TestApp;
+  const t = useTestApp({ env: { HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' } });
   let port: number;
 
-  beforeAll(async () => {
-    t = await startTestApp({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' });
+  beforeAll(() => {
     port = (t.app.getHttpServer().address() as AddressInfo).port;
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   const expectRefusal = (answer: RawAnswer, status: number, code: string, withinMs: number) => {

@@ -1,9 +1,8 @@
 import { splitIntoChunks } from '../src/extraction/text-chunks';
 import { LLM_CHUNK_CHARS } from '../src/extraction/extraction.service';
-import { expectEnvelope, makeProfile } from './support/factories';
-import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
+import { expectEnvelope, listMemories, listTraits, makeProfile, makeProfileWith } from './support/factories';
 import { analysedText, extractionAnswer, llmAnswer } from './support/fake-llm';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 const GOOD_ITEMS = {
   traits: [
@@ -15,61 +14,38 @@ const GOOD_ITEMS = {
 
 /** Ingest with the LLM extractor, the LLM being a real HTTP fake scripted per test. */
 describe('POST /api/profiles/:id/ingest (LLM extractor)', () => {
-  let llm: FakeOpenAI;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    llm = await startFakeOpenAI();
-    t = await startTestApp({
-      EXTRACTOR: 'llm',
-      LLM_BASE_URL: llm.url,
-      LLM_API_KEY: 'sk-llm',
+  const t = useTestApp({
+    extractor: 'llm',
+    env: {
       LLM_MODEL: 'extraction-model',
       LLM_TIMEOUT_MS: '400',
       EXTRACTION_LLM_ATTEMPTS: '3',
       EXTRACTION_RETRY_BASE_MS: '1',
       SUMMARY_INTERVAL_MINUTES: '60',
-    });
-  });
-
-  beforeEach(() => llm.reset());
-
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
+    },
   });
 
   /** A profile whose summary is written by hand, so that ingest makes no summary call to the LLM. */
-  async function profileWithoutSummaryCalls(): Promise<string> {
-    const profile = await makeProfile(t);
-    await t.api().patch(`/api/profiles/${profile.id}`).send({ summary: 'By hand.' }).expect(200);
-    return profile.id;
-  }
+  const profileWithoutSummaryCalls = async () =>
+    (await makeProfileWith(t, { summary: 'By hand.' })).profile.id;
 
   const ingest = (profileId: string, body: Record<string, unknown>) =>
     t.api().post(`/api/profiles/${profileId}/ingest`).send(body);
 
-  async function storedTraits(profileId: string): Promise<Record<string, unknown>> {
-    const res = await t.api().get(`/api/profiles/${profileId}/traits`).expect(200);
-    return Object.fromEntries(
-      res.body.traits.map((trait: { key: string; value: unknown }) => [trait.key, trait.value]),
-    );
-  }
-
-  async function storedMemories(profileId: string): Promise<string[]> {
-    const res = await t.api().get(`/api/profiles/${profileId}/memories`).expect(200);
-    return res.body.memories.map((memory: { content: string }) => memory.content);
-  }
+  const storedTraits = async (profileId: string): Promise<Record<string, unknown>> =>
+    Object.fromEntries((await listTraits(t, profileId)).map((trait) => [trait.key, trait.value]));
+  const storedMemories = async (profileId: string): Promise<string[]> =>
+    (await listMemories(t, profileId)).map((memory) => memory.content);
 
   it('asks once with json_schema, with the LLM settings, and stores the answer', async () => {
     const id = await profileWithoutSummaryCalls();
-    llm.script(extractionAnswer(GOOD_ITEMS.traits, GOOD_ITEMS.memories));
+    t.llm.script(extractionAnswer(GOOD_ITEMS.traits, GOOD_ITEMS.memories));
     const res = await ingest(id, {
       data: 'Hi, I am Anna. I have two kids, and I love hiking and jazz.',
     }).expect(200);
 
-    expect(llm.requests).toHaveLength(1);
-    const [request] = llm.requests;
+    expect(t.llm.requests).toHaveLength(1);
+    const [request] = t.llm.requests;
     expect(request.path).toBe('/v1/chat/completions');
     expect(request.headers.authorization).toBe('Bearer sk-llm');
     expect(request.body.model).toBe('extraction-model');
@@ -90,7 +66,7 @@ describe('POST /api/profiles/:id/ingest (LLM extractor)', () => {
 
   it('reads JSON inside a code fence with prose around it', async () => {
     const id = await profileWithoutSummaryCalls();
-    llm.script(
+    t.llm.script(
       llmAnswer(`Sure! Here it is:\n\`\`\`json\n${JSON.stringify(GOOD_ITEMS)}\n\`\`\`\nAnything else?`),
     );
     const res = await ingest(id, { data: 'text' }).expect(200);
@@ -99,7 +75,7 @@ describe('POST /api/profiles/:id/ingest (LLM extractor)', () => {
 
   it('drops invalid items and stores only the valid ones', async () => {
     const id = await profileWithoutSummaryCalls();
-    llm.script(
+    t.llm.script(
       extractionAnswer(
         [
           { key: 'name', value: 'Anna', confidence: 0.9 },
@@ -130,54 +106,54 @@ describe('POST /api/profiles/:id/ingest (LLM extractor)', () => {
 
   it('answers 500 extraction_error when every try gives garbage, and stores nothing', async () => {
     const id = await profileWithoutSummaryCalls();
-    llm.script(llmAnswer('I am not JSON'), llmAnswer('{"traits": [ broken'), {
+    t.llm.script(llmAnswer('I am not JSON'), llmAnswer('{"traits": [ broken'), {
       kind: 'json',
       body: { no: 'choices' },
     });
     const res = await ingest(id, { data: 'My name is Anna.' }).expect(500);
     expect(expectEnvelope(res.body, 'extraction_error').type).toBe('internal_error');
-    expect(llm.requests).toHaveLength(3);
+    expect(t.llm.requests).toHaveLength(3);
     expect(await storedTraits(id)).toEqual({});
     expect(await storedMemories(id)).toEqual([]);
   });
 
   it('retries a 5xx and a 429, then succeeds', async () => {
     const id = await profileWithoutSummaryCalls();
-    llm.script(
+    t.llm.script(
       { kind: 'error', status: 503 },
       { kind: 'error', status: 429, headers: { 'retry-after': '0' } },
       extractionAnswer(GOOD_ITEMS.traits),
     );
     const res = await ingest(id, { data: 'text' }).expect(200);
     expect(res.body.extracted.stats.traitsCreated).toBe(2);
-    expect(llm.requests).toHaveLength(3);
+    expect(t.llm.requests).toHaveLength(3);
   });
 
   it('gives up a hanging call after LLM_TIMEOUT_MS and retries it', async () => {
     const id = await profileWithoutSummaryCalls();
-    llm.script({ kind: 'hang' }, extractionAnswer(GOOD_ITEMS.traits));
+    t.llm.script({ kind: 'hang' }, extractionAnswer(GOOD_ITEMS.traits));
     const started = Date.now();
     const res = await ingest(id, { data: 'text' }).expect(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(400);
     expect(res.body.extracted.stats.traitsCreated).toBe(2);
-    expect(llm.requests).toHaveLength(2);
-    await llm.waitForClientClose(0);
+    expect(t.llm.requests).toHaveLength(2);
+    await t.llm.waitForClientClose(0);
   });
 
   it('answers 500 extraction_error when the LLM keeps hanging or is unreachable', async () => {
     const id = await profileWithoutSummaryCalls();
-    llm.script({ kind: 'hang' }, { kind: 'disconnect' }, { kind: 'hang' });
+    t.llm.script({ kind: 'hang' }, { kind: 'disconnect' }, { kind: 'hang' });
     const res = await ingest(id, { data: 'text' }).expect(500);
     expectEnvelope(res.body, 'extraction_error');
-    expect(llm.requests).toHaveLength(3);
+    expect(t.llm.requests).toHaveLength(3);
   });
 
   it('does not retry a refused key (401)', async () => {
     const id = await profileWithoutSummaryCalls();
-    llm.script({ kind: 'error', status: 401 });
+    t.llm.script({ kind: 'error', status: 401 });
     const res = await ingest(id, { data: 'text' }).expect(500);
     expectEnvelope(res.body, 'extraction_error');
-    expect(llm.requests).toHaveLength(1);
+    expect(t.llm.requests).toHaveLength(1);
   });
 
   it('extracts a long document in pieces and merges them', async () => {
@@ -187,7 +163,7 @@ describe('POST /api/profiles/:id/ingest (LLM extractor)', () => {
     while (Buffer.byteLength(data + paragraph) <= 102_400) data += paragraph;
     const pieces = splitIntoChunks(data, LLM_CHUNK_CHARS).length;
     expect(pieces).toBeGreaterThan(3);
-    llm.script(
+    t.llm.script(
       ...Array.from({ length: pieces }, (_, i) =>
         extractionAnswer(
           [{ key: 'interests', value: [`topic ${i % 3}`], confidence: 0.8 }],
@@ -196,8 +172,8 @@ describe('POST /api/profiles/:id/ingest (LLM extractor)', () => {
       ),
     );
     const res = await ingest(id, { data }).expect(200);
-    expect(llm.requests).toHaveLength(pieces);
-    expect(llm.requests.every((request) => analysedText(request).length <= LLM_CHUNK_CHARS)).toBe(true);
+    expect(t.llm.requests).toHaveLength(pieces);
+    expect(t.llm.requests.every((request) => analysedText(request).length <= LLM_CHUNK_CHARS)).toBe(true);
     expect(res.body.extracted.traits).toEqual([
       {
         key: 'interests',
@@ -211,17 +187,20 @@ describe('POST /api/profiles/:id/ingest (LLM extractor)', () => {
 
   it('writes the summary with one LLM call after a change', async () => {
     const profile = await makeProfile(t);
-    llm.script(extractionAnswer(GOOD_ITEMS.traits), llmAnswer('  The user, Anna, enjoys hiking and jazz.  '));
+    t.llm.script(
+      extractionAnswer(GOOD_ITEMS.traits),
+      llmAnswer('  The user, Anna, enjoys hiking and jazz.  '),
+    );
     const res = await ingest(profile.id, { data: 'text' }).expect(200);
     expect(res.body.profile.summary).toBe('The user, Anna, enjoys hiking and jazz.');
-    expect(llm.requests).toHaveLength(2);
-    expect(llm.requests[1].body.messages[1].content).toContain('"Anna"');
-    expect(llm.requests[1].body.response_format).toBeUndefined();
+    expect(t.llm.requests).toHaveLength(2);
+    expect(t.llm.requests[1].body.messages[1].content).toContain('"Anna"');
+    expect(t.llm.requests[1].body.response_format).toBeUndefined();
   });
 
   it('keeps the old summary when the summary call fails', async () => {
     const profile = await makeProfile(t);
-    llm.script(extractionAnswer(GOOD_ITEMS.traits), { kind: 'error', status: 500 });
+    t.llm.script(extractionAnswer(GOOD_ITEMS.traits), { kind: 'error', status: 500 });
     const res = await ingest(profile.id, { data: 'text' }).expect(200);
     expect(res.body.profile.summary).toBe('');
     expect(res.body.extracted.stats.traitsCreated).toBe(2);
@@ -239,7 +218,7 @@ describe('POST /api/profiles/:id/ingest (LLM extractor)', () => {
         code: null,
       },
     };
-    llm.script(
+    t.llm.script(
       { kind: 'error', status: 400, body: rejection },
       { kind: 'error', status: 400, body: rejection },
       extractionAnswer(GOOD_ITEMS.traits),
@@ -247,13 +226,13 @@ describe('POST /api/profiles/:id/ingest (LLM extractor)', () => {
     );
     await ingest(id, { data: 'text' }).expect(200);
     await ingest(id, { data: 'more text' }).expect(200);
-    expect(llm.requests.map((request) => request.body.response_format?.type ?? 'none')).toEqual([
+    expect(t.llm.requests.map((request) => request.body.response_format?.type ?? 'none')).toEqual([
       'json_schema',
       'json_object',
       'none',
       'none',
     ]);
-    expect(llm.requests[2].body.messages[0].content).toContain('Answer with the JSON object only');
+    expect(t.llm.requests[2].body.messages[0].content).toContain('Answer with the JSON object only');
     expect(await storedTraits(id)).toEqual({
       name: 'Anna',
       interests: ['hiking', 'jazz'],

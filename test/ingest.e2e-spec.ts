@@ -1,19 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { JobLeases } from '../src/database/job-leases';
 import { expectEnvelope, ISO_TIMESTAMP, makeMemory, makeProfile, putTrait, UUID } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 /** Ingest with the heuristic extractor: the whole contract of SPEC §4.9 on the real database. */
 describe('POST /api/profiles/:id/ingest (heuristic extractor)', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({ EXTRACTOR: 'heuristic', SUMMARY_INTERVAL_MINUTES: '60' });
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp({ env: { EXTRACTOR: 'heuristic', SUMMARY_INTERVAL_MINUTES: '60' } });
 
   const ingest = (profileId: string, body: Record<string, unknown>) =>
     t

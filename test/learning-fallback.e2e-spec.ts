@@ -1,19 +1,17 @@
 import { ExtractionWorker } from '../src/extraction/extraction-worker';
-import { ISO_TIMESTAMP, makeProfile } from './support/factories';
+import { ISO_TIMESTAMP, makeProfileWith } from './support/factories';
 import { llmAnswer } from './support/fake-llm';
-import { FakeOpenAI, LooseJson, startFakeOpenAI } from './support/fake-openai-upstream';
+import { LooseJson } from './support/fake-openai-upstream';
 import { parsePrometheusText, valueOf } from './support/prometheus-text';
-import { startTestApp, TestApp } from './support/test-app';
+import { SuiteApp, TestApp, useTestApp } from './support/test-app';
+import { chatTurn } from './support/clients';
+
+type LlmApp = SuiteApp<'openai', 'llm'>;
 
 /** How small local models often answer an extraction request: prose, no JSON. */
 const PROSE = llmAnswer('Sure! The user seems to be called Anna and she lives in Lisbon. Anything else?');
 
-const env = (llm: FakeOpenAI, upstream: FakeOpenAI, extra: Record<string, string> = {}) => ({
-  EXTRACTOR: 'llm',
-  LLM_BASE_URL: llm.url,
-  LLM_API_KEY: 'sk-llm',
-  UPSTREAM_BASE_URL: upstream.url,
-  UPSTREAM_API_KEY: 'sk-upstream',
+const env = (extra: Record<string, string> = {}) => ({
   EXTRACTION_LLM_ATTEMPTS: '2',
   EXTRACTION_RETRY_BASE_MS: '0',
   EXTRACTION_MAX_ATTEMPTS: '2',
@@ -24,31 +22,10 @@ const env = (llm: FakeOpenAI, upstream: FakeOpenAI, extra: Record<string, string
 
 /** Learning with an LLM that answers in prose: the rules take over, and the profile and /metrics say so. */
 describe('learning when the LLM fails', () => {
-  let upstream: FakeOpenAI;
-  let llm: FakeOpenAI;
-
-  beforeAll(async () => {
-    upstream = await startFakeOpenAI();
-    llm = await startFakeOpenAI();
-  });
-
-  afterAll(async () => {
-    await llm.close();
-    await upstream.close();
-  });
-
   /** A profile with a summary written by hand (no summary call), after one chat turn. */
-  async function profileAfterTurn(t: TestApp, content: string) {
-    const profile = await makeProfile(t);
-    await t.api().patch(`/api/profiles/${profile.id}`).send({ summary: 'By hand.' }).expect(200);
-    upstream.script(llmAnswer('Nice to meet you, Anna.'));
-    await t
-      .api()
-      .post('/v1/chat/completions')
-      .set('X-Service-Id', profile.externalId!)
-      .send({ model: 'fake-model', messages: [{ role: 'user', content }] })
-      .expect(200);
-    await t.drain();
+  async function profileAfterTurn(t: LlmApp, content: string) {
+    const { profile } = await makeProfileWith(t, { summary: 'By hand.' });
+    await chatTurn(t, profile.externalId!, content, 'Nice to meet you, Anna.');
     return profile;
   }
 
@@ -61,17 +38,10 @@ describe('learning when the LLM fails', () => {
   }
 
   describe('with the rules as fallback (the default)', () => {
-    let t: TestApp;
-
-    beforeAll(async () => {
-      t = await startTestApp(env(llm, upstream));
-    });
-
-    beforeEach(() => llm.reset());
-    afterAll(() => t.close());
+    const t = useTestApp({ upstream: 'openai', extractor: 'llm', env: env() });
 
     it('learns from the turn with the rules after the last try, and shows what happened', async () => {
-      llm.script(PROSE, PROSE);
+      t.llm.script(PROSE, PROSE);
       const profile = await profileAfterTurn(t, 'My name is Anna. I live in Lisbon.');
 
       // the first background attempt failed: the turn waits for the next, and the profile says why
@@ -88,9 +58,9 @@ describe('learning when the LLM fails', () => {
       });
 
       // the last attempt fails too: the rules learn from the turn
-      llm.script(PROSE, PROSE);
+      t.llm.script(PROSE, PROSE);
       await t.app.get(ExtractionWorker).sweep();
-      expect(llm.requests).toHaveLength(4);
+      expect(t.llm.requests).toHaveLength(4);
       const learnt = await learningOf(t, profile.id);
       expect(learnt.profile.traits).toEqual(
         expect.arrayContaining([
@@ -119,7 +89,7 @@ describe('learning when the LLM fails', () => {
 
     it('falls back at once when the provider rejects every form of the request', async () => {
       const rejected = { kind: 'error', status: 400, body: { error: { message: 'bad request' } } } as const;
-      llm.script(rejected, rejected, rejected);
+      t.llm.script(rejected, rejected, rejected);
       const profile = await profileAfterTurn(t, 'My name is Bruno.');
 
       const learnt = await learningOf(t, profile.id);
@@ -135,19 +105,16 @@ describe('learning when the LLM fails', () => {
   });
 
   describe('with EXTRACTION_RULES_FALLBACK=false', () => {
-    let t: TestApp;
-
-    beforeAll(async () => {
-      t = await startTestApp(env(llm, upstream, { EXTRACTION_RULES_FALLBACK: 'false' }));
+    const t = useTestApp({
+      upstream: 'openai',
+      extractor: 'llm',
+      env: env({ EXTRACTION_RULES_FALLBACK: 'false' }),
     });
 
-    beforeEach(() => llm.reset());
-    afterAll(() => t.close());
-
     it('gives the turn up after the last try, shows it, and the retry route puts it back', async () => {
-      llm.script(PROSE, PROSE);
+      t.llm.script(PROSE, PROSE);
       const profile = await profileAfterTurn(t, 'My name is Carla.');
-      llm.script(PROSE, PROSE);
+      t.llm.script(PROSE, PROSE);
       await t.app.get(ExtractionWorker).sweep();
 
       const givenUp = await learningOf(t, profile.id);
@@ -164,7 +131,7 @@ describe('learning when the LLM fails', () => {
       const metrics = parsePrometheusText((await t.api().get('/metrics').expect(200)).text);
       expect(valueOf(metrics, 'pms_extraction_failures_total', { cause: 'unusable_answer' })).toBe(2);
 
-      llm.script(
+      t.llm.script(
         llmAnswer(
           JSON.stringify({ traits: [{ key: 'name', value: 'Carla', confidence: 0.9 }], memories: [] }),
         ),

@@ -1,63 +1,29 @@
-import { makeMemory, makeProfile } from './support/factories';
-import { FakeOpenAI, LooseJson, startFakeOpenAI } from './support/fake-openai-upstream';
+import { listMemories, makeProfileWith } from './support/factories';
+import { LooseJson } from './support/fake-openai-upstream';
 import { analysedText, llmAnswer } from './support/fake-llm';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
+import { chatTurn } from './support/clients';
 
 /** The LLM extractor sees the related stored memories with their ids, and may supersede or reinforce them. */
 describe('memory revision by the LLM extractor', () => {
-  let upstream: FakeOpenAI;
-  let llm: FakeOpenAI;
-  let t: TestApp;
+  const t = useTestApp({
+    upstream: 'openai',
+    extractor: 'llm',
+    env: { EXTRACTION_LLM_ATTEMPTS: '1', EXTRACTION_SWEEP_INTERVAL_MS: '0' },
+  });
 
-  beforeAll(async () => {
-    upstream = await startFakeOpenAI();
-    llm = await startFakeOpenAI();
-    t = await startTestApp({
-      EXTRACTOR: 'llm',
-      LLM_BASE_URL: llm.url,
-      LLM_API_KEY: 'sk-llm',
-      UPSTREAM_BASE_URL: upstream.url,
-      UPSTREAM_API_KEY: 'sk-upstream',
-      EXTRACTION_LLM_ATTEMPTS: '1',
-      EXTRACTION_SWEEP_INTERVAL_MS: '0',
+  const profileWith = (contents: string[]) =>
+    makeProfileWith(t, {
+      summary: 'By hand.',
+      memories: contents.map((content) => ({ content, importance: 0.4 })),
     });
-  });
-
-  beforeEach(() => {
-    upstream.reset();
-    llm.reset();
-  });
-
-  afterAll(async () => {
-    await t.close();
-    await llm.close();
-    await upstream.close();
-  });
-
-  async function profileWith(contents: string[]) {
-    const profile = await makeProfile(t);
-    await t.api().patch(`/api/profiles/${profile.id}`).send({ summary: 'By hand.' }).expect(200);
-    const memories = [];
-    for (const content of contents)
-      memories.push(await makeMemory(t, profile.id, { content, importance: 0.4 }));
-    return { profile, memories };
-  }
 
   async function chatAndLearn(userId: string, content: string, memories: LooseJson[]) {
-    llm.script(llmAnswer(JSON.stringify({ traits: [], memories })));
-    upstream.script(llmAnswer('Noted.'));
-    await t
-      .api()
-      .post('/v1/chat/completions')
-      .set('X-Service-Id', userId)
-      .send({ model: 'fake-model', messages: [{ role: 'user', content }] })
-      .expect(200);
-    await t.drain();
+    t.llm.script(llmAnswer(JSON.stringify({ traits: [], memories })));
+    await chatTurn(t, userId, content);
   }
 
-  const all = async (profileId: string) =>
-    (await t.api().get(`/api/profiles/${profileId}/memories?include=superseded`).expect(200)).body
-      .memories as LooseJson[];
+  const all = (profileId: string) => listMemories(t, profileId, '?include=superseded');
 
   it('shows the related memories with their ids, and supersedes the one the LLM names', async () => {
     const { profile, memories } = await profileWith(['The user lives in Lisbon.', 'The user has a cat.']);
@@ -71,9 +37,9 @@ describe('memory revision by the LLM extractor', () => {
         memoryId: lisbon.id,
       },
     ]);
-    const prompt = llm.requests[0].body.messages[1].content as string;
+    const prompt = t.llm.requests[0].body.messages[1].content as string;
     expect(prompt).toContain(`${lisbon.id}: The user lives in Lisbon.`);
-    expect(analysedText(llm.requests[0])).toBe('I moved to Berlin last week.');
+    expect(analysedText(t.llm.requests[0])).toBe('I moved to Berlin last week.');
 
     const stored = await all(profile.id);
     const berlin = stored.find((memory) => memory.content === 'The user lives in Berlin.');

@@ -4,7 +4,7 @@ import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { LooseJson } from './support/fake-openai-upstream';
 import { expectEnvelope, makeMemory, makeProfile } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { TestApp, useTestApp } from './support/test-app';
 
 const SERVICE_KEY = 'svc-key-for-mcp-tests';
 const TOOLS = ['forget', 'get_profile', 'remember', 'search_memories', 'set_trait'];
@@ -40,8 +40,12 @@ function dataOf(result: CallToolResult): LooseJson {
 }
 
 describe('MCP server at /mcp (official MCP SDK client)', () => {
-  let t: TestApp;
   const clients: Client[] = [];
+  // before the harness closes the app: a client's close tells the server
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+  });
+  const t = useTestApp({ serviceKey: SERVICE_KEY, env: { EXTRACTOR: 'heuristic' } });
   let seq = 0;
   const nextUser = () => `mcp-user-${++seq}`;
   const open = async (userId: string | null) => {
@@ -49,15 +53,6 @@ describe('MCP server at /mcp (official MCP SDK client)', () => {
     clients.push(client);
     return client;
   };
-
-  beforeAll(async () => {
-    t = await startTestApp({ SERVICE_API_KEY: SERVICE_KEY, EXTRACTOR: 'heuristic' });
-  });
-
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.close()));
-    await t.close();
-  });
 
   it('lists the memory tools, each with a declared input schema', async () => {
     const client = await open(nextUser());

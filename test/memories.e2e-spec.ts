@@ -1,21 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { expectEnvelope, ISO_TIMESTAMP, makeMemory, makeProfile, UUID } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 describe('Memories API', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let profileId: string;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
 
   beforeEach(async () => {
     profileId = (await makeProfile(t)).id;
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   it('creates a memory (201) with all fields and importance 0.5 by default', async () => {

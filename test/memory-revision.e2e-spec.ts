@@ -1,53 +1,27 @@
-import { expectEnvelope, makeMemory, makeProfile, putTrait } from './support/factories';
-import { FakeOpenAI, LooseJson } from './support/fake-openai-upstream';
-import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
+import {
+  expectEnvelope,
+  ingestText,
+  listMemories,
+  makeMemory,
+  makeProfile,
+  putTrait,
+} from './support/factories';
+import { LooseJson } from './support/fake-openai-upstream';
+import { useTestApp } from './support/test-app';
+import { chatRequest, injectedFor } from './support/clients';
 
 /** Memories that revise themselves, and the history of every change (both databases). */
 describe('Memory revision and history', () => {
-  let fake: FakeOpenAI;
-  let t: ProxiedTestApp;
+  const t = useTestApp({ upstream: 'openai' });
   let seq = 0;
   const nextUser = () => `revision-user-${++seq}`;
 
-  beforeAll(async () => {
-    t = await startProxiedTestApp();
-    fake = t.fake;
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
-
   const api = () => t.admin();
-  const ingest = (profileId: string, data: string) =>
-    api().post(`/api/profiles/${profileId}/ingest`).send({ data }).expect(200);
-  const memories = async (profileId: string, include = '') =>
-    (await api().get(`/api/profiles/${profileId}/memories${include}`).expect(200)).body
-      .memories as LooseJson[];
+  const memories = (profileId: string, include = '') => listMemories(t, profileId, include);
   const historyOf = async (path: string) => (await api().get(path).expect(200)).body.history as LooseJson[];
   const chat = async (userId: string, content: string) => {
-    await t
-      .api()
-      .post('/v1/chat/completions')
-      .set('X-Service-Id', userId)
-      .send({ model: 'm', messages: [{ role: 'user', content }] })
-      .expect(200);
+    await chatRequest(t, userId, content, { model: 'm' }).expect(200);
     await t.drain();
-  };
-  /** The system message the upstream got for a question (no learning from it). */
-  const injectedFor = async (userId: string, question: string) => {
-    await t
-      .api()
-      .post('/v1/chat/completions')
-      .set('X-Service-Id', userId)
-      .send({
-        model: 'm',
-        messages: [{ role: 'user', content: question }],
-        service: { skipExtraction: true },
-      })
-      .expect(200);
-    await t.drain();
-    return fake.requests.at(-1)!.body.messages[0].content as string;
   };
 
   function expectSuperseded(all: LooseJson[], oldContent: string, newContent: string) {
@@ -63,9 +37,9 @@ describe('Memory revision and history', () => {
   it('supersedes where the user lives through ingest: the old fact is kept, listed on request, never injected', async () => {
     const userId = nextUser();
     const profile = await makeProfile(t, userId);
-    await ingest(profile.id, 'I live in Lisbon.');
-    await ingest(profile.id, 'I have two kids.');
-    await ingest(profile.id, 'I moved to Berlin last month.');
+    await ingestText(t, profile.id, 'I live in Lisbon.');
+    await ingestText(t, profile.id, 'I have two kids.');
+    await ingestText(t, profile.id, 'I moved to Berlin last month.');
 
     expect((await memories(profile.id)).map((memory) => memory.content).sort()).toEqual([
       'User has two kids.',
@@ -79,7 +53,7 @@ describe('Memory revision and history', () => {
     const details = (await api().get(`/api/profiles/${profile.id}`).expect(200)).body;
     expect(details.recentMemories.map((memory: LooseJson) => memory.id)).not.toContain(old.id);
 
-    const injected = await injectedFor(userId, 'Where do I live, Lisbon or Berlin?');
+    const injected = await injectedFor(t, userId, 'Where do I live, Lisbon or Berlin?');
     expect(injected).toContain('User moved to Berlin last month.');
     expect(injected).not.toContain('Lisbon');
     const context = (
@@ -116,8 +90,8 @@ describe('Memory revision and history', () => {
 
   it('reverses a liking, and only that one', async () => {
     const profile = await makeProfile(t, nextUser());
-    await ingest(profile.id, 'I love surfing. I love hiking.');
-    await ingest(profile.id, 'I no longer like surfing.');
+    await ingestText(t, profile.id, 'I love surfing. I love hiking.');
+    await ingestText(t, profile.id, 'I no longer like surfing.');
     expect((await memories(profile.id)).map((memory) => memory.content).sort()).toEqual([
       'User loves hiking.',
       'User no longer likes surfing.',
@@ -126,8 +100,8 @@ describe('Memory revision and history', () => {
 
   it('reinforces a fact said again instead of adding it, and records it', async () => {
     const profile = await makeProfile(t, nextUser());
-    await ingest(profile.id, 'I have two kids.');
-    await ingest(profile.id, 'I have two kids!');
+    await ingestText(t, profile.id, 'I have two kids.');
+    await ingestText(t, profile.id, 'I have two kids!');
     const [memory] = await memories(profile.id, '?include=superseded');
     expect(await memories(profile.id, '?include=superseded')).toHaveLength(1);
     const history = await historyOf(`/api/profiles/${profile.id}/memories/${memory.id}/history`);

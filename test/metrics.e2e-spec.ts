@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { expectEnvelope } from './support/factories';
-import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { Exposition, matching, parsePrometheusText, valueOf } from './support/prometheus-text';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
+import { chatRequest } from './support/clients';
 
 const SERVICE_KEY = 'svc-key-for-metrics-tests';
 
 describe('Prometheus metrics at /metrics', () => {
-  let fake: FakeOpenAI;
-  let t: TestApp;
+  const t = useTestApp({
+    upstream: 'openai',
+    serviceKey: SERVICE_KEY,
+    env: { UPSTREAM_TIMEOUT_MS: '500' },
+  });
   const auth = { Authorization: `Bearer ${SERVICE_KEY}` };
 
   const scrape = async (): Promise<Exposition> => {
@@ -16,33 +19,7 @@ describe('Prometheus metrics at /metrics', () => {
     return parsePrometheusText(res.text);
   };
   const chat = (content: string, extra: object = {}) =>
-    t
-      .api()
-      .post('/v1/chat/completions')
-      .set(auth)
-      .set('X-Service-Id', `metrics-user-${randomUUID()}`)
-      .send({ model: 'fake-model', messages: [{ role: 'user', content }], ...extra });
-
-  beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    t = await startTestApp({
-      SERVICE_API_KEY: SERVICE_KEY,
-      UPSTREAM_BASE_URL: fake.url,
-      UPSTREAM_API_KEY: 'sk-metrics',
-      UPSTREAM_TIMEOUT_MS: '500',
-      EXTRACTOR: 'heuristic',
-    });
-  });
-
-  afterEach(async () => {
-    await t.drain();
-    fake.reset();
-  });
-
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
-  });
+    chatRequest(t, `metrics-user-${randomUUID()}`, content, extra);
 
   it('needs the API key when one is set, like /api', async () => {
     const res = await t.api().get('/metrics').expect(401);
@@ -111,7 +88,7 @@ describe('Prometheus metrics at /metrics', () => {
   it('counts upstream failures by reason', async () => {
     const errors = 'pms_upstream_errors_total';
     const before = await scrape();
-    fake.script({ kind: 'error', status: 503 }, { kind: 'hang' });
+    t.upstream.script({ kind: 'error', status: 503 }, { kind: 'hang' });
     await chat('first').expect(503);
     await chat('second').expect(504);
     const after = await scrape();

@@ -5,7 +5,7 @@ import { TOUCH_ONLY_SETTING } from '../src/database/profile-changes-channel';
 import { MemoryTouches } from '../src/memories/memory-touches';
 import { makeMemory, makeProfile } from './support/factories';
 import { parsePrometheusText, valueOf } from './support/prometheus-text';
-import { startTestApp, TestApp } from './support/test-app';
+import { startTestApp, TestApp, useTestApp } from './support/test-app';
 import { describeOn } from './support/databases';
 
 const QUESTION = 'What should I cook tonight?';
@@ -54,15 +54,7 @@ async function cookingProfile(t: TestApp): Promise<string> {
  * known before they return, whatever wrote them.
  */
 describe('Held contexts and the profile change feed', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp();
 
   it('builds the context without the database once it was confirmed, with the same text', async () => {
     await eventually(async () => (await gauge(t, 'pms_profile_changes_live')) === 1);
@@ -170,22 +162,19 @@ describe('Held contexts and the profile change feed', () => {
 
 /** Replicas on one server hear each other's changes; a replica that cannot hear them asks the database. */
 describeOn('postgres', 'Held contexts across replicas', () => {
-  let writer: TestApp;
-  let reader: TestApp;
+  // the second replica does not empty the tables the first one has started on
+  const env = { DATABASE_URL: process.env.DATABASE_URL };
+  const writer = useTestApp({ env });
+  const reader = useTestApp({ env });
   let outside: Client;
 
   beforeAll(async () => {
-    const env = { DATABASE_URL: process.env.DATABASE_URL };
-    writer = await startTestApp(env);
-    reader = await startTestApp(env);
     outside = new Client({ connectionString: process.env.DATABASE_URL });
     await outside.connect();
   });
 
   afterAll(async () => {
     await outside.end();
-    await reader.close();
-    await writer.close();
   });
 
   /** Waits until the replica's feed is live and has heard every change committed before this call. */

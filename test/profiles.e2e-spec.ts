@@ -8,18 +8,10 @@ import {
   putTrait,
   UUID,
 } from './support/factories';
-import { startTestApp, TestApp, truncateAll } from './support/test-app';
+import { truncateAll, useTestApp } from './support/test-app';
 
 describe('Profiles API', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp();
 
   describe('POST /api/profiles', () => {
     it('creates a profile (201) with exactly the documented fields, then returns the same one (200)', async () => {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { ChildService, emptyServerDatabase } from './support/child-service';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
+import { fakeEnv } from './support/fake-env';
 
 const PROBE = join(__dirname, 'support', 'promise-hook-probe.js');
 
@@ -18,10 +19,7 @@ describe('Promise hooks in the built service', () => {
   beforeAll(async () => {
     fake = await startFakeOpenAI();
     await emptyServerDatabase();
-    service = await ChildService.start(
-      { UPSTREAM_BASE_URL: fake.url, UPSTREAM_API_KEY: 'sk-test', EXTRACTOR: 'heuristic' },
-      { nodeArgs: ['-r', PROBE] },
-    );
+    service = await ChildService.start(fakeEnv({ upstream: fake }), { nodeArgs: ['-r', PROBE] });
     await service.ready();
   });
 

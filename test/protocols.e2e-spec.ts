@@ -1,64 +1,25 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText } from 'ai';
-import OpenAI from 'openai';
-import { expectEnvelope, makeProfile, putTrait } from './support/factories';
-import { FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic-upstream';
-import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
-import { startTestApp, TestApp } from './support/test-app';
+import { anthropicClient, bodiesSentTo, openaiClient, storedTurns } from './support/clients';
+import { expectEnvelope, makeProfileWith } from './support/factories';
+import { TestApp, useTestApp } from './support/test-app';
 
 const SERVICE_KEY = 'svc-key-for-protocol-tests';
 const CONTEXT_OPENING = '[User profile from the memory service.';
 
-/** The turns the service stored for a user, as (role, content) pairs. */
-async function storedTurn(t: TestApp, userId: string): Promise<Array<[string, string]>> {
-  await t.drain();
-  const res = await t.admin().get(`/api/profiles/${encodeURIComponent(userId)}/export`);
-  if (res.status === 404) return [];
-  return (res.body.messages as Array<{ role: string; content: string }>).map((m) => [m.role, m.content]);
-}
-
 /** A profile with a trait the context will carry, so its injection can be seen upstream. */
-async function knownUser(t: TestApp, userId: string): Promise<void> {
-  const profile = await makeProfile(t, userId);
-  await putTrait(t, profile.id, 'name', 'Ada');
-}
+const knownUser = (t: TestApp, userId: string) =>
+  makeProfileWith(t, { externalId: userId, traits: { name: 'Ada' } });
 
 describe('Every client protocol against an OpenAI-compatible upstream', () => {
-  let fake: FakeOpenAI;
-  let t: TestApp;
+  const t = useTestApp({ upstream: 'openai', serviceKey: SERVICE_KEY });
   let seq = 0;
   const nextUser = () => `protocol-user-${++seq}`;
-  const upstreamBodies = (path: string) => fake.requests.filter((r) => r.path === path).map((r) => r.body);
-
-  beforeAll(async () => {
-    fake = await startFakeOpenAI({ requireApiKey: 'sk-upstream' });
-    t = await startTestApp({
-      UPSTREAM_BASE_URL: fake.url,
-      UPSTREAM_API_KEY: 'sk-upstream',
-      SERVICE_API_KEY: SERVICE_KEY,
-      EXTRACTOR: 'heuristic',
-    });
-  });
-
-  afterEach(async () => {
-    await t.drain();
-    fake.reset();
-  });
-
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
-  });
+  const upstreamBodies = (path: string) => bodiesSentTo(t.upstream, path);
 
   describe('POST /v1/responses (openai client, Vercel AI SDK)', () => {
-    const openai = (userId: string) =>
-      new OpenAI({
-        apiKey: SERVICE_KEY,
-        baseURL: `${t.url}/v1`,
-        maxRetries: 0,
-        defaultHeaders: { 'X-Service-Id': userId },
-      });
+    const openai = (userId: string) => openaiClient(t, userId);
 
     it('adds the context to the instructions, relays the answer, and learns the turn once', async () => {
       const userId = nextUser();
@@ -75,7 +36,7 @@ describe('Every client protocol against an OpenAI-compatible upstream', () => {
       expect(sent.instructions).toContain('Ada');
       expect(sent.store).toBe(false); // every other field verbatim
       expect(sent.service).toBeUndefined();
-      expect(await storedTurn(t, userId)).toEqual([
+      expect(await storedTurns(t, userId)).toEqual([
         ['user', 'My favourite colour is green.'],
         ['assistant', 'echo: My favourite colour is green.'],
       ]);
@@ -99,7 +60,7 @@ describe('Every client protocol against an OpenAI-compatible upstream', () => {
       expect(types[0]).toBe('response.created');
       expect(types.at(-1)).toBe('response.completed');
       expect(upstreamBodies('/v1/responses')[0].instructions).toContain(CONTEXT_OPENING);
-      expect(await storedTurn(t, userId)).toEqual([
+      expect(await storedTurns(t, userId)).toEqual([
         ['user', 'Tell me a story'],
         ['assistant', 'echo: Tell me a story'],
       ]);
@@ -108,7 +69,7 @@ describe('Every client protocol against an OpenAI-compatible upstream', () => {
     it('does not learn a response that failed or was cut', async () => {
       for (const then of ['failed', 'disconnect'] as const) {
         const userId = nextUser();
-        fake.scriptResponses({ kind: 'response', text: ['half ', 'an answer'], then });
+        t.upstream.scriptResponses({ kind: 'response', text: ['half ', 'an answer'], then });
         const res = await t
           .api()
           .post('/v1/responses')
@@ -117,7 +78,7 @@ describe('Every client protocol against an OpenAI-compatible upstream', () => {
           .send({ model: 'fake-model', input: 'Hello', stream: true })
           .expect(200);
         expect(res.text).toContain('half ');
-        expect(await storedTurn(t, userId)).toEqual([]);
+        expect(await storedTurns(t, userId)).toEqual([]);
       }
     });
 
@@ -134,8 +95,8 @@ describe('Every client protocol against an OpenAI-compatible upstream', () => {
       let text = '';
       for await (const piece of streamed.textStream) text += piece;
       expect(text).toBe('echo: Stream please');
-      expect(fake.requests.every((r) => r.path === '/v1/responses')).toBe(true);
-      const turns = await storedTurn(t, userId);
+      expect(t.upstream.requests.every((r) => r.path === '/v1/responses')).toBe(true);
+      const turns = await storedTurns(t, userId);
       expect(turns.filter(([role]) => role === 'user').map(([, content]) => content)).toEqual([
         'Hi there',
         'Stream please',
@@ -162,18 +123,12 @@ describe('Every client protocol against an OpenAI-compatible upstream', () => {
         .send(body as object)
         .expect(400);
       expectEnvelope(res.body, code);
-      expect(fake.requests).toHaveLength(0);
+      expect(t.upstream.requests).toHaveLength(0);
     });
   });
 
   describe('POST /v1/messages, translated to chat completions (Anthropic SDK)', () => {
-    const anthropic = (userId: string) =>
-      new Anthropic({
-        apiKey: SERVICE_KEY,
-        baseURL: t.url,
-        maxRetries: 0,
-        defaultHeaders: { 'X-Service-Id': userId },
-      });
+    const anthropic = (userId: string) => anthropicClient(t, userId);
 
     it('takes the service key as x-api-key, adds the context to system, and answers a Message', async () => {
       const userId = nextUser();
@@ -190,9 +145,9 @@ describe('Every client protocol against an OpenAI-compatible upstream', () => {
       const [sent] = upstreamBodies('/v1/chat/completions');
       expect(sent.messages[0].role).toBe('system');
       expect(sent.messages[0].content.startsWith('Be kind.\n\n' + CONTEXT_OPENING)).toBe(true);
-      expect(fake.requests[0].headers.authorization).toBe('Bearer sk-upstream');
-      expect(JSON.stringify(fake.requests[0].headers)).not.toContain(SERVICE_KEY);
-      expect(await storedTurn(t, userId)).toEqual([
+      expect(t.upstream.requests[0].headers.authorization).toBe('Bearer sk-upstream');
+      expect(JSON.stringify(t.upstream.requests[0].headers)).not.toContain(SERVICE_KEY);
+      expect(await storedTurns(t, userId)).toEqual([
         ['user', 'My name is Ada Lovelace.'],
         ['assistant', 'echo: My name is Ada Lovelace.'],
       ]);
@@ -213,7 +168,7 @@ describe('Every client protocol against an OpenAI-compatible upstream', () => {
       expect(types[0]).toBe('message_start');
       expect(types).toContain('content_block_delta');
       expect(types.at(-1)).toBe('message_stop');
-      expect(await storedTurn(t, userId)).toEqual([
+      expect(await storedTurns(t, userId)).toEqual([
         ['user', 'Stream to me'],
         ['assistant', 'echo: Stream to me'],
       ]);
@@ -221,7 +176,7 @@ describe('Every client protocol against an OpenAI-compatible upstream', () => {
 
     it('does not learn a stream the upstream broke off, and says so in an Anthropic error event', async () => {
       const userId = nextUser();
-      fake.script({ kind: 'stream', chunks: ['half ', 'an'], then: 'disconnect' });
+      t.upstream.script({ kind: 'stream', chunks: ['half ', 'an'], then: 'disconnect' });
       const res = await t
         .api()
         .post('/v1/messages')
@@ -236,7 +191,7 @@ describe('Every client protocol against an OpenAI-compatible upstream', () => {
         .expect(200);
       expect(res.text).toContain('event: error');
       expect(res.text).not.toContain('message_stop');
-      expect(await storedTurn(t, userId)).toEqual([]);
+      expect(await storedTurns(t, userId)).toEqual([]);
     });
 
     it.each([
@@ -299,11 +254,11 @@ describe('Every client protocol against an OpenAI-compatible upstream', () => {
 
   describe('POST /v1/embeddings', () => {
     it('relays the embeddings verbatim with the upstream key, and stores nothing', async () => {
-      const client = new OpenAI({ apiKey: SERVICE_KEY, baseURL: `${t.url}/v1`, maxRetries: 0 });
+      const client = openaiClient(t, null);
       const result = await client.embeddings.create({ model: 'embed-model', input: ['a', 'b'] });
       expect(result.data).toHaveLength(2);
       expect(result.data[0].embedding).toHaveLength(8);
-      const sent = fake.requests.find((r) => r.path === '/v1/embeddings')!;
+      const sent = t.upstream.requests.find((r) => r.path === '/v1/embeddings')!;
       expect(sent.body.input).toEqual(['a', 'b']);
       expect(sent.headers.authorization).toBe('Bearer sk-upstream');
       const profiles = await t.admin().get('/api/profiles?search=protocol-user').expect(200);
@@ -315,42 +270,15 @@ describe('Every client protocol against an OpenAI-compatible upstream', () => {
 });
 
 describe('Every client protocol against an Anthropic upstream', () => {
-  let fake: FakeAnthropic;
-  let t: TestApp;
+  const t = useTestApp({ upstream: 'anthropic', upstreamKey: 'sk-ant', serviceKey: SERVICE_KEY });
   let seq = 0;
   const nextUser = () => `anthropic-protocol-user-${++seq}`;
-  const sentMessages = () => fake.requests.filter((r) => r.path === '/v1/messages').map((r) => r.body);
-
-  beforeAll(async () => {
-    fake = await startFakeAnthropic({ requireApiKey: 'sk-ant' });
-    t = await startTestApp({
-      UPSTREAM_PROVIDER: 'anthropic',
-      UPSTREAM_BASE_URL: fake.url,
-      UPSTREAM_API_KEY: 'sk-ant',
-      SERVICE_API_KEY: SERVICE_KEY,
-      EXTRACTOR: 'heuristic',
-    });
-  });
-
-  afterEach(async () => {
-    await t.drain();
-    fake.reset();
-  });
-
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
-  });
+  const sentMessages = () => bodiesSentTo(t.upstream, '/v1/messages');
 
   it('relays /v1/messages verbatim, with the context in system and the client’s beta header', async () => {
     const userId = nextUser();
     await knownUser(t, userId);
-    const client = new Anthropic({
-      apiKey: SERVICE_KEY,
-      baseURL: t.url,
-      maxRetries: 0,
-      defaultHeaders: { 'X-Service-Id': userId, 'anthropic-beta': 'some-beta-2025' },
-    });
+    const client = anthropicClient(t, userId, { 'anthropic-beta': 'some-beta-2025' });
     const message = await client.messages.create({
       model: 'claude-fake-large',
       max_tokens: 50,
@@ -360,8 +288,8 @@ describe('Every client protocol against an Anthropic upstream', () => {
     const [sent] = sentMessages();
     expect(sent.system.startsWith(CONTEXT_OPENING)).toBe(true);
     expect(sent.max_tokens).toBe(50);
-    expect(fake.requests[0].headers['x-api-key']).toBe('sk-ant');
-    expect(fake.requests[0].headers['anthropic-beta']).toBe('some-beta-2025');
+    expect(t.upstream.requests[0].headers['x-api-key']).toBe('sk-ant');
+    expect(t.upstream.requests[0].headers['anthropic-beta']).toBe('some-beta-2025');
 
     const stream = client.messages.stream({
       model: 'claude-fake-large',
@@ -369,13 +297,13 @@ describe('Every client protocol against an Anthropic upstream', () => {
       messages: [{ role: 'user', content: 'Again, streamed' }],
     });
     expect((await stream.finalMessage()).content).toEqual([{ type: 'text', text: 'echo: Again, streamed' }]);
-    const turns = await storedTurn(t, userId);
+    const turns = await storedTurns(t, userId);
     expect(turns.map(([role]) => role)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
 
   it('does not learn a Messages stream that ended with an error event', async () => {
     const userId = nextUser();
-    fake.script({ kind: 'message', text: ['half'], then: 'error' });
+    t.upstream.script({ kind: 'message', text: ['half'], then: 'error' });
     const res = await t
       .api()
       .post('/v1/messages')
@@ -389,18 +317,13 @@ describe('Every client protocol against an Anthropic upstream', () => {
       })
       .expect(200);
     expect(res.text).toContain('event: error');
-    expect(await storedTurn(t, userId)).toEqual([]);
+    expect(await storedTurns(t, userId)).toEqual([]);
   });
 
   it('translates /v1/responses both ways, streamed or not', async () => {
     const userId = nextUser();
     await knownUser(t, userId);
-    const openai = new OpenAI({
-      apiKey: SERVICE_KEY,
-      baseURL: `${t.url}/v1`,
-      maxRetries: 0,
-      defaultHeaders: { 'X-Service-Id': userId },
-    });
+    const openai = openaiClient(t, userId);
     const response = await openai.responses.create({
       model: 'claude-fake-large',
       input: 'Hi',
@@ -423,7 +346,7 @@ describe('Every client protocol against an Anthropic upstream', () => {
     }
     expect(text).toBe('echo: Streamed hi');
     expect(last).toBe('response.completed');
-    const turns = await storedTurn(t, userId);
+    const turns = await storedTurns(t, userId);
     expect(turns.filter(([role]) => role === 'user').map(([, c]) => c)).toEqual(['Hi', 'Streamed hi']);
   });
 

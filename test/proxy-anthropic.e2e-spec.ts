@@ -1,48 +1,28 @@
-import OpenAI, { APIError } from 'openai';
+import { APIError } from 'openai';
 import { expectEnvelope, makeProfile, putTrait } from './support/factories';
-import { FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic-upstream';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
+import { bodiesSentTo, openaiClient } from './support/clients';
 
 const ANTHROPIC_KEY = 'sk-ant-test';
 
 /** The proxy with UPSTREAM_PROVIDER=anthropic: OpenAI requests in, Messages API out, and back. */
 describe('Proxy with an Anthropic upstream', () => {
-  let fake: FakeAnthropic;
-  let t: TestApp;
-  const client = (userId: string) =>
-    new OpenAI({
-      apiKey: 'unused',
-      baseURL: `${t.url}/v1`,
-      maxRetries: 0,
-      defaultHeaders: { 'X-Service-Id': userId },
-    });
-  const lastMessagesBody = () => fake.requests.filter((r) => r.path === '/v1/messages').at(-1)!.body;
-
-  beforeAll(async () => {
-    fake = await startFakeAnthropic({ requireApiKey: ANTHROPIC_KEY });
-    t = await startTestApp({
-      UPSTREAM_PROVIDER: 'anthropic',
-      UPSTREAM_BASE_URL: fake.url,
-      UPSTREAM_API_KEY: ANTHROPIC_KEY,
-      UPSTREAM_TIMEOUT_MS: '1500',
-      EXTRACTOR: 'heuristic',
-    });
+  const t = useTestApp({
+    upstream: 'anthropic',
+    upstreamKey: ANTHROPIC_KEY,
+    env: { UPSTREAM_TIMEOUT_MS: '1500' },
   });
-
-  afterEach(async () => {
-    await t.drain();
-    fake.reset();
-  });
-
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
-  });
+  const client = (userId: string) => openaiClient(t, userId);
+  const lastMessagesBody = () => bodiesSentTo(t.upstream, '/v1/messages').at(-1);
 
   it('translates a chat request, with the injected context as the system prompt, and the answer back', async () => {
     const profile = await makeProfile(t, 'anthropic-user');
     await putTrait(t, profile.id, 'name', 'Ada');
-    fake.script({ kind: 'message', text: ['Hello ', 'Ada'], usage: { input_tokens: 20, output_tokens: 3 } });
+    t.upstream.script({
+      kind: 'message',
+      text: ['Hello ', 'Ada'],
+      usage: { input_tokens: 20, output_tokens: 3 },
+    });
 
     const completion = await client('anthropic-user').chat.completions.create({
       model: 'claude-fake-large',
@@ -65,14 +45,14 @@ describe('Proxy with an Anthropic upstream', () => {
     expect(JSON.stringify(sent.system)).toContain('Be brief.');
     expect(JSON.stringify(sent.system)).toContain('Name: Ada');
     expect(sent.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Hi!' }] }]);
-    const request = fake.requests.at(-1)!;
+    const request = t.upstream.requests.at(-1)!;
     expect(request.headers['x-api-key']).toBe(ANTHROPIC_KEY);
     expect(request.headers['anthropic-version']).toBe('2023-06-01');
     expect(request.headers.authorization).toBeUndefined();
   });
 
   it('streams translated chunks to the official client, and records the reply', async () => {
-    fake.script({ kind: 'message', text: ['One ', 'two ', 'three'], delayMs: 20 });
+    t.upstream.script({ kind: 'message', text: ['One ', 'two ', 'three'], delayMs: 20 });
     const stream = await client('anthropic-streamer').chat.completions.create({
       model: 'claude-fake-large',
       messages: [{ role: 'user', content: 'count' }],
@@ -100,7 +80,7 @@ describe('Proxy with an Anthropic upstream', () => {
   });
 
   it('maps tool use both ways', async () => {
-    fake.script({
+    t.upstream.script({
       kind: 'message',
       toolUses: [{ id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }],
       stopReason: 'tool_use',
@@ -131,7 +111,7 @@ describe('Proxy with an Anthropic upstream', () => {
   });
 
   it('turns an Anthropic error into an OpenAI error with the same status', async () => {
-    fake.script({ kind: 'error', status: 529, errorType: 'overloaded_error', message: 'Overloaded' });
+    t.upstream.script({ kind: 'error', status: 529, errorType: 'overloaded_error', message: 'Overloaded' });
     const error = await client('anthropic-error')
       .chat.completions.create({ model: 'claude-fake-large', messages: [{ role: 'user', content: 'x' }] })
       .catch((e: unknown) => e);
@@ -151,7 +131,7 @@ describe('Proxy with an Anthropic upstream', () => {
   });
 
   it('ends a broken stream with an SSE error event', async () => {
-    fake.script({ kind: 'message', text: ['partial'], then: 'disconnect' });
+    t.upstream.script({ kind: 'message', text: ['partial'], then: 'disconnect' });
     const res = await t
       .api()
       .post('/v1/chat/completions')
@@ -178,7 +158,7 @@ describe('Proxy with an Anthropic upstream', () => {
       (await t.api().get(`/api/profiles/${userId}/export`).expect(200)).body.messages as unknown[];
 
     it('does not record a stream that ends with an error event', async () => {
-      fake.script({ kind: 'message', text: ['I am half ', 'an ans'], then: 'error' });
+      t.upstream.script({ kind: 'message', text: ['I am half ', 'an ans'], then: 'error' });
       const res = await t
         .api()
         .post('/v1/chat/completions')
@@ -193,7 +173,7 @@ describe('Proxy with an Anthropic upstream', () => {
     });
 
     it('records a stream that ends with message_stop', async () => {
-      fake.script({ kind: 'message', text: ['All ', 'of it'] });
+      t.upstream.script({ kind: 'message', text: ['All ', 'of it'] });
       await t
         .api()
         .post('/v1/chat/completions')
@@ -229,7 +209,7 @@ describe('Proxy with an Anthropic upstream', () => {
         .send({ model: 'claude-fake-large', messages: [{ role: 'user', content: 'x' }, message] });
       expect(res.status).toBe(400);
       expectEnvelope(res.body, 'unsupported_for_provider');
-      expect(fake.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(0);
+      expect(t.upstream.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(0);
     });
 
     it.each([
@@ -239,7 +219,7 @@ describe('Proxy with an Anthropic upstream', () => {
     ])(
       'answers 502 upstream_invalid_response when a 2xx message is %s, and records nothing',
       async (_label, body) => {
-        fake.script({ kind: 'json', body });
+        t.upstream.script({ kind: 'json', body });
         const res = await t
           .api()
           .post('/v1/chat/completions')

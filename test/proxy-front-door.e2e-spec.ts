@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { AllExceptionsFilter } from '../src/common/all-exceptions.filter';
-import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { parsePrometheusText, valueOf } from './support/prometheus-text';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 const SERVICE_KEY = `svc-${randomUUID()}`;
 const ALLOWED_ORIGIN = 'https://app.example';
@@ -35,8 +34,11 @@ type Send = (path: string) => request.Test;
  * alike: same status, same body, same headers, same rate limit, same key check, same CORS.
  */
 describe('The proxy front door answers as Express and Nest do', () => {
-  let fake: FakeOpenAI;
-  let t: TestApp;
+  const t = useTestApp({
+    upstream: 'openai',
+    serviceKey: SERVICE_KEY,
+    env: { BODY_LIMIT: '1mb', CORS_ORIGINS: ALLOWED_ORIGIN },
+  });
   let expressHandled: jest.SpyInstance;
 
   const post = (path: string, headers: Record<string, string> = {}) =>
@@ -62,29 +64,10 @@ describe('The proxy front door answers as Express and Nest do', () => {
     return [seen(direct), seen(routed)];
   };
 
-  beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    t = await startTestApp({
-      SERVICE_API_KEY: SERVICE_KEY,
-      UPSTREAM_BASE_URL: fake.url,
-      UPSTREAM_API_KEY: 'sk-front-door',
-      EXTRACTOR: 'heuristic',
-      BODY_LIMIT: '1mb',
-      CORS_ORIGINS: ALLOWED_ORIGIN,
-    });
+  beforeAll(() => {
     const express: unknown = t.app.getHttpAdapter().getInstance();
     const router = express as { handle: (...args: unknown[]) => void };
     expressHandled = jest.spyOn(router, 'handle');
-  });
-
-  afterEach(async () => {
-    await t.drain();
-    fake.reset();
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await fake?.close();
   });
 
   it('relays a chat without Express, counted and labelled by its route pattern', async () => {
@@ -147,7 +130,7 @@ describe('The proxy front door answers as Express and Nest do', () => {
     expect(direct.status).toBeGreaterThanOrEqual(400);
     expect(direct.status).toBeLessThan(500);
     expect(direct).toEqual(routed);
-    expect(fake.requests).toHaveLength(0);
+    expect(t.upstream.requests).toHaveLength(0);
   });
 
   it('labels a request the edge refused as unmatched, as Express does, and one it passed by its route', async () => {
@@ -190,23 +173,7 @@ describe('The proxy front door answers as Express and Nest do', () => {
 });
 
 describe('The proxy front door keeps the rate limit', () => {
-  let fake: FakeOpenAI;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    t = await startTestApp({
-      UPSTREAM_BASE_URL: fake.url,
-      UPSTREAM_API_KEY: 'sk-front-door',
-      EXTRACTOR: 'heuristic',
-      RATE_LIMIT_PER_MINUTE: '2',
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await fake?.close();
-  });
+  const t = useTestApp({ upstream: 'openai', env: { RATE_LIMIT_PER_MINUTE: '2' } });
 
   it('counts front-door and routed requests in one bucket and refuses alike', async () => {
     const chat = (path: string) =>
@@ -228,7 +195,7 @@ describe('The proxy front door keeps the rate limit', () => {
     const codeOf = (body: unknown) => (body as { error: { code: string; type: string } }).error;
     expect(codeOf(direct.body)).toEqual(codeOf(routed.body));
     expect(codeOf(direct.body).code).toBe('rate_limit_exceeded');
-    expect(fake.requests).toHaveLength(2);
+    expect(t.upstream.requests).toHaveLength(2);
     await t.drain();
   });
 });

@@ -1,55 +1,27 @@
-import OpenAI, { APIError } from 'openai';
+import { APIError } from 'openai';
 import { expectEnvelope, makeMemory, makeProfile, putTrait } from './support/factories';
-import { FakeOpenAI, openAIError, startFakeOpenAI } from './support/fake-openai-upstream';
-import { startTestApp, TestApp } from './support/test-app';
+import { openaiClient } from './support/clients';
+import { openAIError } from './support/fake-openai-upstream';
+import { useTestApp } from './support/test-app';
 
 const SERVICE_KEY = 'svc-key-for-proxy-tests';
 const UPSTREAM_KEY = 'sk-upstream-default';
 
 describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatible upstream', () => {
-  let fake: FakeOpenAI;
-  let t: TestApp;
+  const t = useTestApp({
+    upstream: 'openai',
+    upstreamKey: UPSTREAM_KEY,
+    serviceKey: SERVICE_KEY,
+    env: { UPSTREAM_TIMEOUT_MS: '1500', UPSTREAM_STREAM_IDLE_TIMEOUT_MS: '800' },
+  });
   let userSeq = 0;
   const nextUser = () => `proxy-user-${++userSeq}`;
   const client = (userId: string, extraHeaders: Record<string, string> = {}) =>
-    new OpenAI({
-      apiKey: SERVICE_KEY,
-      baseURL: `${t.url}/v1`,
-      maxRetries: 0,
-      timeout: 10_000,
-      defaultHeaders: { 'X-Service-Id': userId, ...extraHeaders },
-    });
+    openaiClient(t, userId, extraHeaders, { timeout: 10_000 });
   const chat = (body: object, headers: Record<string, string> = {}) =>
-    t
-      .api()
-      .post('/v1/chat/completions')
-      .set('Authorization', `Bearer ${SERVICE_KEY}`)
-      .set(headers)
-      .send(body);
-  const upstreamChats = () => fake.requests.filter((r) => r.path === '/v1/chat/completions');
+    t.admin().post('/v1/chat/completions').set(headers).send(body);
+  const upstreamChats = () => t.upstream.requests.filter((r) => r.path === '/v1/chat/completions');
   const lastUpstreamBody = () => upstreamChats().at(-1)!.body;
-
-  beforeAll(async () => {
-    fake = await startFakeOpenAI({ requireApiKey: UPSTREAM_KEY });
-    t = await startTestApp({
-      UPSTREAM_BASE_URL: fake.url,
-      UPSTREAM_API_KEY: UPSTREAM_KEY,
-      SERVICE_API_KEY: SERVICE_KEY,
-      UPSTREAM_TIMEOUT_MS: '1500',
-      UPSTREAM_STREAM_IDLE_TIMEOUT_MS: '800',
-      EXTRACTOR: 'heuristic',
-    });
-  });
-
-  afterEach(async () => {
-    await t.drain();
-    fake.reset();
-  });
-
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
-  });
 
   describe('non-streaming', () => {
     it('answers through the official client, with the configured upstream key and never our own', async () => {
@@ -103,7 +75,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
           prompt_tokens_details: { cached_tokens: 4 },
         },
       };
-      fake.script({ kind: 'json', body: upstreamBody });
+      t.upstream.script({ kind: 'json', body: upstreamBody });
       const res = await chat(
         { model: 'fake-model', n: 2, messages: [{ role: 'user', content: 'hi' }] },
         { 'X-Service-Id': nextUser() },
@@ -342,7 +314,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
     });
 
     it('answers 400 missing_user_id, through the official client as an APIError', async () => {
-      const anonymous = new OpenAI({ apiKey: SERVICE_KEY, baseURL: `${t.url}/v1`, maxRetries: 0 });
+      const anonymous = openaiClient(t, null);
       const error = await anonymous.chat.completions
         .create({ model: 'fake-model', messages: [{ role: 'user', content: 'x' }] })
         .catch((e: unknown) => e);
@@ -380,7 +352,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
 
   describe('streaming', () => {
     it('streams through the official client, chunk by chunk, ending with the upstream [DONE]', async () => {
-      fake.script({ kind: 'stream', chunks: ['Hel', 'lo ', 'wor', 'ld'], delayMs: 150 });
+      t.upstream.script({ kind: 'stream', chunks: ['Hel', 'lo ', 'wor', 'ld'], delayMs: 150 });
       const started = Date.now();
       const stream = await client(nextUser()).chat.completions.create({
         model: 'fake-model',
@@ -399,7 +371,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
     });
 
     it('relays the raw SSE bytes with the upstream [DONE]', async () => {
-      fake.script({ kind: 'stream', chunks: ['a', 'b'] });
+      t.upstream.script({ kind: 'stream', chunks: ['a', 'b'] });
       const res = await chat(
         { model: 'fake-model', stream: true, messages: [{ role: 'user', content: 'x' }] },
         { 'X-Service-Id': nextUser() },
@@ -411,7 +383,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
 
     it('records the streamed reply once the stream completed', async () => {
       const userId = nextUser();
-      fake.script({ kind: 'stream', chunks: ['I ', 'see.'] });
+      t.upstream.script({ kind: 'stream', chunks: ['I ', 'see.'] });
       await chat(
         {
           model: 'fake-model',
@@ -434,7 +406,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
 
     it('ends a stream the upstream breaks off with an SSE error event, and records nothing', async () => {
       const userId = nextUser();
-      fake.script({ kind: 'stream', chunks: ['par', 'tial'], then: 'disconnect' });
+      t.upstream.script({ kind: 'stream', chunks: ['par', 'tial'], then: 'disconnect' });
       const res = await chat(
         { model: 'fake-model', stream: true, messages: [{ role: 'user', content: 'x' }] },
         { 'X-Service-Id': userId },
@@ -453,7 +425,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
     });
 
     it('ends a stream that goes silent after the idle timeout with an upstream_timeout event', async () => {
-      fake.script({ kind: 'stream', chunks: ['x'], then: 'hang' });
+      t.upstream.script({ kind: 'stream', chunks: ['x'], then: 'hang' });
       const res = await chat(
         { model: 'fake-model', stream: true, messages: [{ role: 'user', content: 'x' }] },
         { 'X-Service-Id': nextUser() },
@@ -462,7 +434,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
     });
 
     it('passes malformed chunks through untouched and still completes', async () => {
-      fake.script({ kind: 'stream', chunks: ['ok'], then: 'malformed' });
+      t.upstream.script({ kind: 'stream', chunks: ['ok'], then: 'malformed' });
       const res = await chat(
         { model: 'fake-model', stream: true, messages: [{ role: 'user', content: 'x' }] },
         { 'X-Service-Id': nextUser() },
@@ -471,7 +443,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
     });
 
     it('aborts the upstream request when the client disconnects', async () => {
-      fake.script({ kind: 'stream', chunks: ['slow'], then: 'hang' });
+      t.upstream.script({ kind: 'stream', chunks: ['slow'], then: 'hang' });
       const controller = new AbortController();
       const response = await fetch(`${t.url}/v1/chat/completions`, {
         method: 'POST',
@@ -490,14 +462,14 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
       const reader = response.body!.getReader();
       await reader.read();
       controller.abort();
-      await fake.waitForClientClose(upstreamChats().length - 1, 5_000);
+      await t.upstream.waitForClientClose(upstreamChats().length - 1, 5_000);
     });
   });
 
   describe('a client that leaves while the upstream has not answered', () => {
     it('aborts the upstream request', async () => {
-      fake.script({ kind: 'hang' });
-      const before = fake.requests.length;
+      t.upstream.script({ kind: 'hang' });
+      const before = t.upstream.requests.length;
       const controller = new AbortController();
       const sent = fetch(`${t.url}/v1/chat/completions`, {
         method: 'POST',
@@ -509,10 +481,10 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
         body: JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: 'x' }] }),
         signal: controller.signal,
       }).catch(() => undefined);
-      await fake.waitForRequests(before + 1);
+      await t.upstream.waitForRequests(before + 1);
       controller.abort();
       await sent;
-      await fake.waitForClientClose(before, 5_000);
+      await t.upstream.waitForClientClose(before, 5_000);
     });
   });
 
@@ -521,7 +493,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
       'passes the upstream status %i and error body through, as an APIError in the client',
       async (status) => {
         const body = openAIError(`upstream says ${status}`, 'upstream_type', `code_${status}`);
-        fake.script({ kind: 'error', status, body, headers: { 'retry-after': '7' } });
+        t.upstream.script({ kind: 'error', status, body, headers: { 'retry-after': '7' } });
         const error = await client(nextUser())
           .chat.completions.create({ model: 'fake-model', messages: [{ role: 'user', content: 'x' }] })
           .catch((e: unknown) => e);
@@ -533,7 +505,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
     );
 
     it('answers 502 upstream_unavailable when the upstream drops the connection', async () => {
-      fake.script({ kind: 'disconnect' });
+      t.upstream.script({ kind: 'disconnect' });
       const res = await chat(
         { model: 'fake-model', messages: [{ role: 'user', content: 'x' }] },
         { 'X-Service-Id': nextUser() },
@@ -542,7 +514,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
     });
 
     it('answers 504 upstream_timeout when headers do not come in UPSTREAM_TIMEOUT_MS', async () => {
-      fake.script({ kind: 'hang' });
+      t.upstream.script({ kind: 'hang' });
       const started = Date.now();
       const res = await chat(
         { model: 'fake-model', messages: [{ role: 'user', content: 'x' }] },
@@ -554,7 +526,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
 
     it('records nothing for a failed exchange', async () => {
       const userId = nextUser();
-      fake.script({ kind: 'error', status: 500, body: openAIError('boom', 'server_error') });
+      t.upstream.script({ kind: 'error', status: 500, body: openAIError('boom', 'server_error') });
       await chat(
         { model: 'fake-model', messages: [{ role: 'user', content: 'x' }] },
         { 'X-Service-Id': userId },
@@ -742,7 +714,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
       expectEnvelope(res.body, 'missing_api_key');
       const models = await t.api().get('/v1/models').expect(401);
       expectEnvelope(models.body, 'missing_api_key');
-      expect(fake.requests).toHaveLength(0);
+      expect(t.upstream.requests).toHaveLength(0);
     });
   });
 
@@ -751,7 +723,7 @@ describe('Proxy: /v1/chat/completions and /v1/models against an OpenAI-compatibl
       const models = [];
       for await (const model of client('models-user').models.list()) models.push(model.id);
       expect(models).toEqual(['fake-model', 'fake-model-mini']);
-      expect(fake.requests[0].headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
+      expect(t.upstream.requests[0].headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
     });
 
     it('uses X-Upstream-Key and relays the upstream error status', async () => {

@@ -2,7 +2,7 @@ import { questionText } from '../src/context/context-statement';
 import { inCanonicalOrder, QuestionWords } from '../src/context/question-words';
 import type { QuestionUnit } from '../src/memories/held-memory-candidates';
 import { namesIn, questionUnitsSql } from '../src/memories/memory-candidates';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 const VOCABULARY = [
   ...['the', 'a', 'an', 'and', 'or', 'of', 'to', 'in', 'on', 'at', 'is', 'was', 'what', 'who', 'when'],
@@ -64,15 +64,7 @@ function question(next: () => number, unsafeShare: number): string {
  * MAX_QUESTION_WORDS. Learnt from one set of questions, checked on another.
  */
 describe('Question words found in the process, against the database', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp();
 
   async function databaseUnits(text: string, names: string[]): Promise<QuestionUnit[]> {
     return t.dataSource.query(questionUnitsSql('$1', '$2::text[]'), [text, names]);

@@ -1,6 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { expectEnvelope, makeProfile } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -28,19 +28,13 @@ const expectLimited = (
 
 describe('Rate limits', () => {
   describe('per client address, in memory, behind a trusted proxy', () => {
-    let t: TestApp;
-
-    beforeAll(async () => {
-      t = await startTestApp({
+    const t = useTestApp({
+      env: {
         RATE_LIMIT_PER_MINUTE: '3',
         INGEST_RATE_LIMIT_PER_MINUTE: '2',
         TRUST_PROXY: 'loopback',
         EXTRACTOR: 'heuristic',
-      });
-    });
-
-    afterAll(async () => {
-      await t.close();
+      },
     });
 
     it('refuses the request after the configured count with 429, the envelope and the headers', async () => {
@@ -106,15 +100,7 @@ describe('Rate limits', () => {
   });
 
   describe('without TRUST_PROXY, and with a limit of 0', () => {
-    let t: TestApp;
-
-    beforeAll(async () => {
-      t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '0', INGEST_RATE_LIMIT_PER_MINUTE: '1' });
-    });
-
-    afterAll(async () => {
-      await t.close();
-    });
+    const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: '0', INGEST_RATE_LIMIT_PER_MINUTE: '1' } });
 
     it('turns a limit off with 0: no refusals, no headers', async () => {
       for (let i = 0; i < 20; i++) {
@@ -137,19 +123,9 @@ describe('Rate limits', () => {
   });
 
   describe('in Redis, shared by two replicas', () => {
-    let first: TestApp;
-    let second: TestApp;
     const env = { REDIS_URL, TRUST_PROXY: 'loopback', RATE_LIMIT_PER_MINUTE: '3' };
-
-    beforeAll(async () => {
-      first = await startTestApp(env);
-      second = await startTestApp(env);
-    });
-
-    afterAll(async () => {
-      await first?.close();
-      await second?.close();
-    });
+    const first = useTestApp({ env });
+    const second = useTestApp({ env });
 
     it('counts a client once across replicas', async () => {
       const client = newClient();

@@ -1,9 +1,8 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import OpenAI from 'openai';
 import { ChildService } from './support/child-service';
 import { expectEnvelope, makeMemory, makeProfile } from './support/factories';
-import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
-import { startTestApp, TestApp } from './support/test-app';
+import { TestApp, useTestApp } from './support/test-app';
+import { openaiClient } from './support/clients';
 
 // far above the fake upstream's 600 ms pauses, which a loaded machine stretches
 const IDLE_TIMEOUT_MS = 2500;
@@ -11,8 +10,14 @@ const KEEP_ALIVE_MS = 150;
 
 /** What a slow or vanishing client, a silent upstream and odd headers do to the relay. */
 describe('Relay: clients that go away or stop reading, silent upstreams, headers', () => {
-  let fake: FakeOpenAI;
-  let t: TestApp;
+  const t = useTestApp({
+    upstream: 'openai',
+    env: {
+      UPSTREAM_TIMEOUT_MS: '3000',
+      UPSTREAM_STREAM_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
+      UPSTREAM_STREAM_KEEPALIVE_MS: String(KEEP_ALIVE_MS),
+    },
+  });
   let userSeq = 0;
   const nextUser = () => `relay-user-${++userSeq}`;
   const chatBody = (stream: boolean, content = 'Hello') => ({
@@ -25,30 +30,9 @@ describe('Relay: clients that go away or stop reading, silent upstreams, headers
     return res.status === 404 ? [] : (res.body.messages as Array<{ role: string; content: string }>);
   };
 
-  beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    t = await startTestApp({
-      UPSTREAM_BASE_URL: fake.url,
-      UPSTREAM_TIMEOUT_MS: '3000',
-      UPSTREAM_STREAM_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
-      UPSTREAM_STREAM_KEEPALIVE_MS: String(KEEP_ALIVE_MS),
-      EXTRACTOR: 'heuristic',
-    });
-  });
-
-  afterEach(async () => {
-    await t.drain();
-    fake.reset();
-  });
-
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
-  });
-
   describe('streams', () => {
     it('sends keep-alive comments while the upstream is silent, and clients still read the stream', async () => {
-      fake.script({ kind: 'stream', chunks: ['slow ', 'answer'], delayMs: 600 });
+      t.upstream.script({ kind: 'stream', chunks: ['slow ', 'answer'], delayMs: 600 });
       const res = await t
         .api()
         .post('/v1/chat/completions')
@@ -62,8 +46,8 @@ describe('Relay: clients that go away or stop reading, silent upstreams, headers
         expect(block.startsWith(': keep-alive') || block.startsWith('data: ')).toBe(true);
       }
 
-      fake.script({ kind: 'stream', chunks: ['slow ', 'answer'], delayMs: 600 });
-      const sdk = new OpenAI({ apiKey: 'x', baseURL: `${t.url}/v1`, maxRetries: 0 });
+      t.upstream.script({ kind: 'stream', chunks: ['slow ', 'answer'], delayMs: 600 });
+      const sdk = openaiClient(t, null);
       const stream = await sdk.chat.completions.create(
         { model: 'fake-model', stream: true, messages: [{ role: 'user', content: 'Hello' }] },
         { headers: { 'X-Service-Id': nextUser() } },
@@ -79,7 +63,7 @@ describe('Relay: clients that go away or stop reading, silent upstreams, headers
       process.on('warning', onWarning);
       try {
         const piece = 'x'.repeat(64 * 1024);
-        fake.script({ kind: 'stream', chunks: Array.from({ length: 120 }, () => piece) });
+        t.upstream.script({ kind: 'stream', chunks: Array.from({ length: 120 }, () => piece) });
         const userId = nextUser();
         const received = await readSlowly(t.url, userId, 5);
         expect(received).toContain('[DONE]');
@@ -93,7 +77,7 @@ describe('Relay: clients that go away or stop reading, silent upstreams, headers
 
     it('cuts a client that stops reading for longer than the idle timeout, and aborts the upstream', async () => {
       const piece = 'y'.repeat(64 * 1024);
-      fake.script({ kind: 'stream', chunks: Array.from({ length: 400 }, () => piece), then: 'hang' });
+      t.upstream.script({ kind: 'stream', chunks: Array.from({ length: 400 }, () => piece), then: 'hang' });
       const userId = nextUser();
       const res = await new Promise<IncomingMessage>((resolve, reject) => {
         const req = httpRequest(`${t.url}/v1/chat/completions`, {
@@ -105,7 +89,7 @@ describe('Relay: clients that go away or stop reading, silent upstreams, headers
         req.end(JSON.stringify(chatBody(true)));
       });
       res.pause(); // reads nothing: the buffers fill and the relay waits, then gives up on this client
-      await fake.waitForClientClose(0, 10_000); // the upstream request was aborted
+      await t.upstream.waitForClientClose(0, 10_000); // the upstream request was aborted
       let tail = '';
       res.on('data', (chunk: Buffer) => (tail = (tail + chunk.toString('latin1')).slice(-100)));
       await new Promise((resolve) => {
@@ -138,7 +122,7 @@ describe('Relay: clients that go away or stop reading, silent upstreams, headers
       await lock.release();
       await t.drain();
       await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(fake.requests.filter((r) => r.path === '/v1/chat/completions')).toHaveLength(0);
+      expect(t.upstream.requests.filter((r) => r.path === '/v1/chat/completions')).toHaveLength(0);
       expect(await storedMessages(userId)).toEqual([]);
     });
   });
@@ -229,15 +213,7 @@ describe('Relay: clients that go away or stop reading, silent upstreams, headers
 });
 
 describe('Relay: an upstream that cannot be reached', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({ UPSTREAM_BASE_URL: 'http://127.0.0.1:9/v1' });
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp({ env: { UPSTREAM_BASE_URL: 'http://127.0.0.1:9/v1' } });
 
   it('answers 502 naming the upstream host and the cause', async () => {
     for (const path of ['/v1/chat/completions', '/v1/models']) {

@@ -1,27 +1,17 @@
 import { askForInjectedIds, makeMemory, makeProfile } from './support/factories';
-import { FakeOpenAI } from './support/fake-openai-upstream';
-import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
+import { injectedSystem } from './support/clients';
 
 /** Which memories the proxy injects for a question, and within what budget. */
 describe('Relevant context', () => {
-  let fake: FakeOpenAI;
-  let t: ProxiedTestApp;
-
-  beforeAll(async () => {
-    t = await startProxiedTestApp({
-      CONTEXT_MAX_MEMORIES: '3',
-      CONTEXT_MAX_CHARS: '2000',
-    });
-    fake = t.fake;
-  });
-
-  afterAll(async () => {
-    await t.close();
+  const t = useTestApp({
+    upstream: 'openai',
+    env: { CONTEXT_MAX_MEMORIES: '3', CONTEXT_MAX_CHARS: '2000' },
   });
 
   const ask = async (userId: string, question: string) => ({
     ids: await askForInjectedIds(t, userId, question),
-    context: fake.requests.at(-1)!.body.messages[0].content as string,
+    context: injectedSystem(t.upstream),
   });
 
   it('ranks a memory with a rare word of the question above many that repeat a common name', async () => {

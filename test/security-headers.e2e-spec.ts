@@ -1,7 +1,7 @@
 import helmet from 'helmet';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 /** The headers of a response from a bare Node server that runs helmet() with its defaults. */
 async function helmetHeaders(): Promise<Headers> {
@@ -20,15 +20,7 @@ async function helmetHeaders(): Promise<Headers> {
 
 describe('Security headers and CORS', () => {
   describe('by default (no CORS_ORIGINS)', () => {
-    let t: TestApp;
-
-    beforeAll(async () => {
-      t = await startTestApp();
-    });
-
-    afterAll(async () => {
-      await t.close();
-    });
+    const t = useTestApp();
 
     it('sends helmet headers and no framework banner', async () => {
       const res = await t.api().get('/api/profiles').expect(200);
@@ -79,18 +71,10 @@ describe('Security headers and CORS', () => {
   });
 
   describe('with CORS_ORIGINS', () => {
-    let t: TestApp;
     const allowed = 'https://app.example';
-
-    beforeAll(async () => {
-      t = await startTestApp({
-        CORS_ORIGINS: `${allowed},https://admin.example`,
-        SERVICE_API_KEY: 'cors-key',
-      });
-    });
-
-    afterAll(async () => {
-      await t.close();
+    const t = useTestApp({
+      serviceKey: 'cors-key',
+      env: { CORS_ORIGINS: `${allowed},https://admin.example` },
     });
 
     it('allows the listed origins and exposes the request id and rate-limit headers', async () => {

@@ -1,6 +1,6 @@
 import { askForInjectedIds, makeMemory, makeProfile } from './support/factories';
-import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
-import { startTestApp, TestApp } from './support/test-app';
+import { FakeOpenAI } from './support/fake-openai-upstream';
+import { TestApp, useTestApp } from './support/test-app';
 
 /**
  * A toy embeddings model with meaning: each dimension is a topic, a text points at the topics of its
@@ -48,30 +48,22 @@ async function pgvectorInstalled(t: TestApp): Promise<boolean> {
  * same on both.
  */
 describe('Semantic ranking', () => {
-  let fake: FakeOpenAI;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    fake = await startFakeOpenAI({ embed: topicEmbedding, embeddingDimensions: 8 });
-    t = await startTestApp({
-      UPSTREAM_BASE_URL: fake.url,
-      UPSTREAM_API_KEY: 'sk-test',
-      EXTRACTOR: 'heuristic',
+  const t = useTestApp({
+    upstream: 'openai',
+    upstreamKey: 'sk-test',
+    upstreamOptions: { embed: topicEmbedding, embeddingDimensions: 8 },
+    env: {
       EMBEDDINGS_MODEL: 'topic-embedding',
       EMBEDDINGS_TIMEOUT_MS: '500',
       CONTEXT_MAX_MEMORIES: '3',
       EXTRACTION_SWEEP_INTERVAL_MS: '200',
-    });
+    },
+  });
+
+  beforeAll(async () => {
     // the engine follows the database: pgvector on PGlite, plain SQL on this server
     expect(await pgvectorInstalled(t)).toBe(process.env.DATABASE_URL === undefined);
   });
-
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
-  });
-
-  beforeEach(() => fake.reset());
 
   const ask = (userId: string, question: string) => askForInjectedIds(t, userId, question);
 
@@ -102,7 +94,7 @@ describe('Semantic ranking', () => {
     const rows = await storedEmbeddings(profile.id);
     expect(rows).toHaveLength(13);
     expect(rows.every((row) => row.model === 'topic-embedding' && Number(row.size) === 8)).toBe(true);
-    const calls = embeddingCalls(fake);
+    const calls = embeddingCalls(t.upstream);
     expect(calls.length).toBeGreaterThan(0);
     expect(calls[0].headers.authorization).toBe('Bearer sk-test');
     expect(calls.flatMap((call) => call.body.input as string[])).toContain(puppy.content);
@@ -130,17 +122,17 @@ describe('Semantic ranking', () => {
     expect(all.length).toBeGreaterThan(learned.length);
     const embedded = (await storedEmbeddings(profile.id)).map((row) => row.memory_id);
     expect(embedded.sort()).toEqual(all.sort());
-    const batchSizes = embeddingCalls(fake).map((call) => (call.body.input as string[]).length);
+    const batchSizes = embeddingCalls(t.upstream).map((call) => (call.body.input as string[]).length);
     expect(batchSizes[0]).toBe(learned.length);
   });
 
   it('injects the memory that answers by meaning when no word is shared', async () => {
     const { puppy } = await petProfile('meaning-user');
-    fake.reset();
+    t.upstream.reset();
     const ids = await ask('meaning-user', 'What kind of pet do I have?');
     expect(ids[0]).toBe(puppy.id);
-    expect(embeddingCalls(fake)).toHaveLength(1);
-    expect(embeddingCalls(fake)[0].body.input).toEqual(['What kind of pet do I have?']);
+    expect(embeddingCalls(t.upstream)).toHaveLength(1);
+    expect(embeddingCalls(t.upstream)[0].body.input).toEqual(['What kind of pet do I have?']);
   });
 
   it('still ranks by words: a memory close in words and meaning beats one close in meaning only', async () => {
@@ -154,25 +146,25 @@ describe('Semantic ranking', () => {
 
   it('answers by words alone when the embeddings endpoint fails or is late', async () => {
     const { puppy } = await petProfile('failing-user');
-    fake.reset();
-    fake.scriptFor('/v1/embeddings', { kind: 'error', status: 500 });
+    t.upstream.reset();
+    t.upstream.scriptFor('/v1/embeddings', { kind: 'error', status: 500 });
     const afterError = await ask('failing-user', 'What kind of pet do I have?');
     expect(afterError).toHaveLength(3);
     expect(afterError).not.toContain(puppy.id);
 
-    fake.scriptFor('/v1/embeddings', { kind: 'hang' });
+    t.upstream.scriptFor('/v1/embeddings', { kind: 'hang' });
     const started = Date.now();
     const afterHang = await ask('failing-user', 'What kind of pet do I have?');
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(afterHang).toEqual(afterError);
-    expect(embeddingCalls(fake)).toHaveLength(2);
+    expect(embeddingCalls(t.upstream)).toHaveLength(2);
   });
 
   it('records a memory the provider refuses, embeds the rest of its batch, and does not ask again', async () => {
     const profile = await makeProfile(t, 'refused-user');
     // While the endpoint is down the memories wait; the sweep then sends them as one batch, which the
     // provider refuses for its one bad input: the halves are tried until that input is isolated.
-    fake.scriptFor(
+    t.upstream.scriptFor(
       '/v1/embeddings',
       ...Array.from({ length: 4 }, () => ({ kind: 'error' as const, status: 503 })),
     );
@@ -190,14 +182,14 @@ describe('Semantic ranking', () => {
     expect(refused.embedding).toBeNull();
     expect(refused.error).toContain('input rejected');
     expect(rows.filter((row) => row.embedding?.length === 8)).toHaveLength(3);
-    const batches = embeddingCalls(fake)
+    const batches = embeddingCalls(t.upstream)
       .slice(4)
       .map((call) => (call.body.input as string[]).length);
     expect(batches[0]).toBe(4); // one batch, then its halves
-    const callsBefore = embeddingCalls(fake).length;
+    const callsBefore = embeddingCalls(t.upstream).length;
     await makeMemory(t, profile.id, { content: 'A new memory about a kitten' });
     await t.drain();
-    const inputs = embeddingCalls(fake)
+    const inputs = embeddingCalls(t.upstream)
       .slice(callsBefore)
       .flatMap((call) => call.body.input as string[]);
     expect(inputs).toEqual(['A new memory about a kitten']);
@@ -205,7 +197,7 @@ describe('Semantic ranking', () => {
 
   it('embeds what it missed while the endpoint was down on a later sweep', async () => {
     const profile = await makeProfile(t, 'retry-user');
-    fake.scriptFor('/v1/embeddings', { kind: 'error', status: 503 });
+    t.upstream.scriptFor('/v1/embeddings', { kind: 'error', status: 503 });
     const memory = await makeMemory(t, profile.id, { content: 'Drives a red Tesla' });
     await t.drain();
     expect(await storedEmbeddings(profile.id)).toHaveLength(0);

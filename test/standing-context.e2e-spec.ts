@@ -5,9 +5,9 @@ import { HeldMemoryCandidates } from '../src/memories/held-memory-candidates';
 import { PreparedStatements } from '../src/database/prepared-statements';
 import type { HeldProfileStatementRow } from '../src/context/context-statement';
 import { askForInjectedIds, makeMemory, makeProfile, putTrait } from './support/factories';
-import { FakeOpenAI } from './support/fake-openai-upstream';
-import { ProxiedTestApp, startProxiedTestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 import { DEFAULT_APPLICATION_ID } from '../src/database/migrations/1766000000000-applications-keys-audit';
+import { injectedSystem } from './support/clients';
 
 /**
  * The standing part of a context (summary, traits, most important and most recent memories) is kept
@@ -17,14 +17,11 @@ import { DEFAULT_APPLICATION_ID } from '../src/database/migrations/1766000000000
  * chat runs the statement; using a copy without asking is test/profile-changes.e2e-spec.ts's.
  */
 describe('The standing part of a context, held between requests', () => {
-  let fake: FakeOpenAI;
-  let t: ProxiedTestApp;
+  const t = useTestApp({ upstream: 'openai', env: { CONTEXT_HELD_TRUST_MS: '0' } });
   let rows: HeldProfileStatementRow[];
   let names: string[];
 
-  beforeAll(async () => {
-    t = await startProxiedTestApp({ CONTEXT_HELD_TRUST_MS: '0' });
-    fake = t.fake;
+  beforeAll(() => {
     const statements = t.app.get(PreparedStatements);
     const query = statements.query.bind(statements);
     jest.spyOn(statements, 'query').mockImplementation(async (statement) => {
@@ -42,15 +39,10 @@ describe('The standing part of a context, held between requests', () => {
     names = [];
   });
 
-  afterAll(async () => {
-    await t.close();
-  });
-
   /** The system message the upstream got for this user's question. */
   async function injected(userId: string, question = 'What do you know about me?'): Promise<string> {
     await askForInjectedIds(t, userId, question);
-    await t.drain();
-    return fake.requests.at(-1)!.body.messages[0].content as string;
+    return injectedSystem(t.upstream);
   }
 
   async function userWithMemories(userId: string) {

@@ -1,21 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { expectEnvelope, ISO_TIMESTAMP, makeProfile, putTrait } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 describe('Traits API', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let profileId: string;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
 
   beforeEach(async () => {
     profileId = (await makeProfile(t)).id;
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   it('creates a trait from its schema with all fields, source manual and confidence 1.0 by default', async () => {

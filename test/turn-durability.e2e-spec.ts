@@ -1,6 +1,7 @@
 // @database postgres
 import { Client } from 'pg';
 import { ChildService, emptyServerDatabase } from './support/child-service';
+import { fakeEnv } from './support/fake-env';
 import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 
 const USERS = ['durable-a', 'durable-b', 'durable-c', 'durable-d'];
@@ -31,9 +32,7 @@ describe('answered turns across kill -9', () => {
 
   const start = async () => {
     service = await ChildService.start({
-      UPSTREAM_BASE_URL: upstream.url,
-      UPSTREAM_API_KEY: 'sk-upstream',
-      EXTRACTOR: 'heuristic',
+      ...fakeEnv({ upstream }),
       LOG_LEVEL: 'error',
     });
     await service.ready();

@@ -2,8 +2,7 @@ import { Client } from 'pg';
 import { MemoryTouches } from '../src/memories/memory-touches';
 import { CompletedTurn, TurnRecorder } from '../src/messages/turn-recorder';
 import { makeMemory, makeProfile } from './support/factories';
-import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 import { describeOn } from './support/databases';
 
 /** A completed turn of the profile with this user text (its request id), not to be learnt from. */
@@ -20,23 +19,7 @@ function completedTurn(profileId: string, text: string): CompletedTurn {
 
 /** Recording completed turns: never lost, never waiting on rows other chats hold, bounded in memory. */
 describe('Turn recording under load', () => {
-  let fake: FakeOpenAI;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    t = await startTestApp({ UPSTREAM_BASE_URL: fake.url, EXTRACTOR: 'heuristic' });
-  });
-
-  afterEach(async () => {
-    await t.drain();
-    fake.reset();
-  });
-
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
-  });
+  const t = useTestApp({ upstream: 'openai' });
 
   it('stores every turn of many concurrent chats of one user, streamed or not', async () => {
     const profile = await makeProfile(t, 'busy-user');
@@ -154,15 +137,7 @@ describe('Turn recording under load', () => {
 });
 
 describe('The bound of the queue of turns to store', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({ TURN_QUEUE_SIZE: '2' });
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestApp({ env: { TURN_QUEUE_SIZE: '2' } });
 
   it('keeps the room it gave until its turn comes, so requests woken together cannot pass the bound', async () => {
     const profile = await makeProfile(t, 'bounded-user');
@@ -190,27 +165,20 @@ describe('The bound of the queue of turns to store', () => {
 });
 
 describeOn('postgres', 'Turn recording on a server, with other sessions in the way', () => {
-  let fake: FakeOpenAI;
-  let t: TestApp;
   let other: Client;
+  // before the harness's drain: work the test left waiting on this session's locks can then finish
+  afterEach(async () => {
+    await other.query('ROLLBACK').catch(() => undefined);
+  });
+  const t = useTestApp({ upstream: 'openai', env: { TURN_QUEUE_SIZE: '2' } });
 
   beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    t = await startTestApp({ UPSTREAM_BASE_URL: fake.url, EXTRACTOR: 'heuristic', TURN_QUEUE_SIZE: '2' });
     other = new Client({ connectionString: process.env.DATABASE_URL });
     await other.connect();
   });
 
-  afterEach(async () => {
-    await other.query('ROLLBACK').catch(() => undefined);
-    await t.drain();
-    fake.reset();
-  });
-
   afterAll(async () => {
     await other.end();
-    await t.close();
-    await fake.close();
   });
 
   const ask = (userId: string, content = 'Do I like tea?') =>

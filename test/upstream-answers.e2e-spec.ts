@@ -1,9 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { expectEnvelope, makeProfile, putTrait } from './support/factories';
-import { FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic-upstream';
-import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
-import { startTestApp, TestApp } from './support/test-app';
+import { anthropicClient, openaiClient, storedTurns } from './support/clients';
+import { useTestApp } from './support/test-app';
 
 // Upstream answers that are not answers are neither relayed as answers nor stored; answers the upstream
 // ended at its token limit are answers on every protocol; translations echo what the client sent.
@@ -11,13 +10,6 @@ import { startTestApp, TestApp } from './support/test-app';
 const SERVICE_KEY = 'svc-key-for-upstream-answers';
 const CONTEXT_OPENING = '[User profile from the memory service.';
 const NOT_JSON = '{"id":"x","choices":[{"message":{"content":"trunc';
-
-async function storedTurn(t: TestApp, userId: string): Promise<Array<[string, string]>> {
-  await t.drain();
-  const res = await t.admin().get(`/api/profiles/${encodeURIComponent(userId)}/export`);
-  if (res.status === 404) return [];
-  return (res.body.messages as Array<{ role: string; content: string }>).map((m) => [m.role, m.content]);
-}
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
@@ -43,48 +35,16 @@ const callArguments = (index: number, fragment: string) =>
   chunk({ tool_calls: [{ index, function: { arguments: fragment } }] });
 
 describe('Upstream answers against an OpenAI-compatible upstream', () => {
-  let fake: FakeOpenAI;
-  let t: TestApp;
+  const t = useTestApp({ upstream: 'openai', serviceKey: SERVICE_KEY });
   let seq = 0;
   const nextUser = () => `answers-openai-user-${++seq}`;
-  const openai = (userId: string) =>
-    new OpenAI({
-      apiKey: SERVICE_KEY,
-      baseURL: `${t.url}/v1`,
-      maxRetries: 0,
-      defaultHeaders: { 'X-Service-Id': userId },
-    });
-  const anthropic = (userId: string) =>
-    new Anthropic({
-      apiKey: SERVICE_KEY,
-      baseURL: t.url,
-      maxRetries: 0,
-      defaultHeaders: { 'X-Service-Id': userId },
-    });
-
-  beforeAll(async () => {
-    fake = await startFakeOpenAI();
-    t = await startTestApp({
-      UPSTREAM_BASE_URL: fake.url,
-      SERVICE_API_KEY: SERVICE_KEY,
-      EXTRACTOR: 'heuristic',
-    });
-  });
-
-  afterEach(async () => {
-    await t.drain();
-    fake.reset();
-  });
-
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
-  });
+  const openai = (userId: string) => openaiClient(t, userId);
+  const anthropic = (userId: string) => anthropicClient(t, userId);
 
   it('answers a chat 200 that is not a chat completion with 502 upstream_invalid_response, and stores nothing', async () => {
     for (const body of [NOT_JSON, '{"ok":true}', '[]', '']) {
       const userId = nextUser();
-      fake.script({ kind: 'raw', body });
+      t.upstream.script({ kind: 'raw', body });
       const error = await rejection(
         openai(userId).chat.completions.create({
           model: 'fake-model',
@@ -97,13 +57,13 @@ describe('Upstream answers against an OpenAI-compatible upstream', () => {
         status: 502,
       });
       expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('upstream_invalid_response');
-      expect(await storedTurn(t, userId)).toEqual([]);
+      expect(await storedTurns(t, userId)).toEqual([]);
     }
   });
 
   it('answers a Responses 200 that is not a response with 502 upstream_invalid_response, and stores nothing', async () => {
     const userId = nextUser();
-    fake.scriptResponses({ kind: 'raw', body: NOT_JSON });
+    t.upstream.scriptResponses({ kind: 'raw', body: NOT_JSON });
     const res = await t
       .api()
       .post('/v1/responses')
@@ -112,12 +72,12 @@ describe('Upstream answers against an OpenAI-compatible upstream', () => {
       .send({ model: 'fake-model', input: 'I live in Lisbon.' })
       .expect(502);
     expectEnvelope(res.body, 'upstream_invalid_response');
-    expect(await storedTurn(t, userId)).toEqual([]);
+    expect(await storedTurns(t, userId)).toEqual([]);
   });
 
   it('does not record a chat stream that carried no valid chunk, even when it ends with [DONE]', async () => {
     const userId = nextUser();
-    fake.script({ kind: 'raw-sse', lines: [sse(NOT_JSON), sse('not json at all'), sse('[DONE]')] });
+    t.upstream.script({ kind: 'raw-sse', lines: [sse(NOT_JSON), sse('not json at all'), sse('[DONE]')] });
     const res = await t
       .api()
       .post('/v1/chat/completions')
@@ -130,12 +90,12 @@ describe('Upstream answers against an OpenAI-compatible upstream', () => {
       })
       .expect(200);
     expect(res.text).toContain('[DONE]');
-    expect(await storedTurn(t, userId)).toEqual([]);
+    expect(await storedTurns(t, userId)).toEqual([]);
   });
 
   it('ends a Messages stream that carried no valid chunk with an error, never a made-up end_turn', async () => {
     const userId = nextUser();
-    fake.script({ kind: 'raw-sse', lines: [sse(NOT_JSON), sse('[DONE]')] });
+    t.upstream.script({ kind: 'raw-sse', lines: [sse(NOT_JSON), sse('[DONE]')] });
     const stream = anthropic(userId).messages.stream({
       model: 'fake-model',
       max_tokens: 100,
@@ -147,13 +107,13 @@ describe('Upstream answers against an OpenAI-compatible upstream', () => {
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect(types).not.toContain('message_delta');
     expect(types).not.toContain('message_stop');
-    expect(await storedTurn(t, userId)).toEqual([]);
+    expect(await storedTurns(t, userId)).toEqual([]);
   });
 
   it('records an answer the token limit cut on every protocol, as the upstream ended it', async () => {
     const question = 'I live in Lisbon.';
     const chatUser = nextUser();
-    fake.script({ kind: 'stream', chunks: ['Lisbon is ', 'a'], finishReason: 'length' });
+    t.upstream.script({ kind: 'stream', chunks: ['Lisbon is ', 'a'], finishReason: 'length' });
     const chat = await openai(chatUser).chat.completions.create({
       model: 'fake-model',
       stream: true,
@@ -162,13 +122,13 @@ describe('Upstream answers against an OpenAI-compatible upstream', () => {
     let finish: string | null = null;
     for await (const part of chat) finish = part.choices[0]?.finish_reason ?? finish;
     expect(finish).toBe('length');
-    expect(await storedTurn(t, chatUser)).toEqual([
+    expect(await storedTurns(t, chatUser)).toEqual([
       ['user', question],
       ['assistant', 'Lisbon is a'],
     ]);
 
     const messagesUser = nextUser();
-    fake.script({ kind: 'stream', chunks: ['Lisbon is ', 'a'], finishReason: 'length' });
+    t.upstream.script({ kind: 'stream', chunks: ['Lisbon is ', 'a'], finishReason: 'length' });
     const message = await anthropic(messagesUser)
       .messages.stream({
         model: 'fake-model',
@@ -177,14 +137,14 @@ describe('Upstream answers against an OpenAI-compatible upstream', () => {
       })
       .finalMessage();
     expect(message.stop_reason).toBe('max_tokens');
-    expect(await storedTurn(t, messagesUser)).toEqual([
+    expect(await storedTurns(t, messagesUser)).toEqual([
       ['user', question],
       ['assistant', 'Lisbon is a'],
     ]);
 
     for (const stream of [false, true]) {
       const responsesUser = nextUser();
-      fake.scriptResponses({ kind: 'response', text: ['Lisbon is ', 'a'], status: 'incomplete' });
+      t.upstream.scriptResponses({ kind: 'response', text: ['Lisbon is ', 'a'], status: 'incomplete' });
       const res = await t
         .api()
         .post('/v1/responses')
@@ -193,7 +153,7 @@ describe('Upstream answers against an OpenAI-compatible upstream', () => {
         .send({ model: 'fake-model', input: question, stream })
         .expect(200);
       expect(stream ? res.text : res.body.status).toContain(stream ? 'response.incomplete' : 'incomplete');
-      expect({ stream, turn: await storedTurn(t, responsesUser) }).toEqual({
+      expect({ stream, turn: await storedTurns(t, responsesUser) }).toEqual({
         stream,
         turn: [
           ['user', question],
@@ -205,7 +165,7 @@ describe('Upstream answers against an OpenAI-compatible upstream', () => {
 
   it('closes each interleaved parallel tool call of a Messages stream only once its arguments are whole', async () => {
     const userId = nextUser();
-    fake.script({
+    t.upstream.script({
       kind: 'raw-sse',
       lines: [
         chunk({ role: 'assistant', content: '' }),
@@ -249,47 +209,15 @@ describe('Upstream answers against an OpenAI-compatible upstream', () => {
 });
 
 describe('Upstream answers against an Anthropic upstream', () => {
-  let fake: FakeAnthropic;
-  let t: TestApp;
+  const t = useTestApp({ upstream: 'anthropic', serviceKey: SERVICE_KEY });
   let seq = 0;
   const nextUser = () => `answers-anthropic-user-${++seq}`;
-  const openai = (userId: string) =>
-    new OpenAI({
-      apiKey: SERVICE_KEY,
-      baseURL: `${t.url}/v1`,
-      maxRetries: 0,
-      defaultHeaders: { 'X-Service-Id': userId },
-    });
-
-  beforeAll(async () => {
-    fake = await startFakeAnthropic();
-    t = await startTestApp({
-      UPSTREAM_PROVIDER: 'anthropic',
-      UPSTREAM_BASE_URL: fake.url,
-      SERVICE_API_KEY: SERVICE_KEY,
-      EXTRACTOR: 'heuristic',
-    });
-  });
-
-  afterEach(async () => {
-    await t.drain();
-    fake.reset();
-  });
-
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
-  });
+  const openai = (userId: string) => openaiClient(t, userId);
 
   it('answers a Messages 200 that is not a message with 502 in Anthropic’s shape, and stores nothing', async () => {
     const userId = nextUser();
-    fake.script({ kind: 'raw', body: NOT_JSON });
-    const client = new Anthropic({
-      apiKey: SERVICE_KEY,
-      baseURL: t.url,
-      maxRetries: 0,
-      defaultHeaders: { 'X-Service-Id': userId },
-    });
+    t.upstream.script({ kind: 'raw', body: NOT_JSON });
+    const client = anthropicClient(t, userId);
     const error = await rejection(
       client.messages.create({
         model: 'claude-fake-large',
@@ -299,7 +227,7 @@ describe('Upstream answers against an Anthropic upstream', () => {
     );
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(502);
-    expect(await storedTurn(t, userId)).toEqual([]);
+    expect(await storedTurns(t, userId)).toEqual([]);
   });
 
   it('echoes the client’s own instructions in a translated response, never the injected profile', async () => {
@@ -311,7 +239,7 @@ describe('Upstream answers against an Anthropic upstream', () => {
       input: 'Hi',
       instructions: 'Short.',
     });
-    expect(fake.requests[0].body.system).toContain(CONTEXT_OPENING);
+    expect(t.upstream.requests[0].body.system).toContain(CONTEXT_OPENING);
     expect(response.instructions).toBe('Short.');
 
     const stream = await openai(userId).responses.create({
@@ -323,7 +251,7 @@ describe('Upstream answers against an Anthropic upstream', () => {
     for await (const event of stream) {
       if ('response' in event) echoed.push(event.response.instructions);
     }
-    expect(fake.requests[1].body.system).toContain(CONTEXT_OPENING);
+    expect(t.upstream.requests[1].body.system).toContain(CONTEXT_OPENING);
     expect(echoed.length).toBeGreaterThan(0);
     expect(new Set(echoed)).toEqual(new Set([null]));
   });
@@ -331,7 +259,7 @@ describe('Upstream answers against an Anthropic upstream', () => {
   it('records a translated response that the token limit cut (response.incomplete), streamed or not', async () => {
     for (const stream of [false, true]) {
       const userId = nextUser();
-      fake.script({ kind: 'message', text: ['Lisbon is ', 'a'], stopReason: 'max_tokens' });
+      t.upstream.script({ kind: 'message', text: ['Lisbon is ', 'a'], stopReason: 'max_tokens' });
       const res = await t
         .api()
         .post('/v1/responses')
@@ -340,7 +268,7 @@ describe('Upstream answers against an Anthropic upstream', () => {
         .send({ model: 'claude-fake-large', input: 'I live in Lisbon.', stream })
         .expect(200);
       expect(stream ? res.text : res.body.status).toContain(stream ? 'response.incomplete' : 'incomplete');
-      expect({ stream, turn: await storedTurn(t, userId) }).toEqual({
+      expect({ stream, turn: await storedTurns(t, userId) }).toEqual({
         stream,
         turn: [
           ['user', 'I live in Lisbon.'],

@@ -44,6 +44,45 @@ export async function putTrait(
   return res.body.trait as { key: string; value: unknown; createdAt: string; updatedAt: string };
 }
 
+/**
+ * A profile with these traits (key to value) and memories, and a summary written by hand when one is
+ * given (learning then makes no summary call to an LLM).
+ */
+export async function makeProfileWith(
+  t: TestApp,
+  content: {
+    externalId?: string;
+    summary?: string;
+    traits?: Record<string, unknown>;
+    memories?: Array<{ content?: string; type?: string; importance?: number }>;
+  },
+) {
+  const profile = await makeProfile(t, content.externalId);
+  if (content.summary !== undefined) {
+    await t.admin().patch(`/api/profiles/${profile.id}`).send({ summary: content.summary }).expect(200);
+  }
+  for (const [key, value] of Object.entries(content.traits ?? {})) await putTrait(t, profile.id, key, value);
+  const memories = [];
+  for (const memory of content.memories ?? []) memories.push(await makeMemory(t, profile.id, memory));
+  return { profile, memories };
+}
+
+/** A profile's memories (`query`: e.g. `?include=superseded`) and traits, as the API lists them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function listMemories(t: TestApp, profileId: string, query = ''): Promise<any[]> {
+  return (await t.admin().get(`/api/profiles/${profileId}/memories${query}`).expect(200)).body.memories;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function listTraits(t: TestApp, profileId: string): Promise<any[]> {
+  return (await t.admin().get(`/api/profiles/${profileId}/traits`).expect(200)).body.traits;
+}
+
+/** Learns from `data` through the ingest route (200). */
+export function ingestText(t: TestApp, profileId: string, data: string) {
+  return t.admin().post(`/api/profiles/${profileId}/ingest`).send({ data }).expect(200);
+}
+
 /** Stores conversation messages directly: the proxy is the only API that writes them. */
 export async function insertMessages(t: TestApp, profileId: string, contents: string[]): Promise<void> {
   for (const [index, content] of contents.entries()) {

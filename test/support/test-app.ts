@@ -5,7 +5,9 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.setup';
 import { BackgroundWork } from '../../src/common/background-work';
-import { FakeOpenAI, startFakeOpenAI } from './fake-openai-upstream';
+import { FakeAnthropic, startFakeAnthropic } from './fake-anthropic-upstream';
+import { fakeEnv } from './fake-env';
+import { FakeOpenAI, FakeOpenAIOptions, startFakeOpenAI } from './fake-openai-upstream';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -14,6 +16,10 @@ export interface TestApp {
   url: string;
   dataSource: DataSource;
   api: () => ReturnType<typeof request>;
+  /** The variables the app was started with: another app started with them shares its fakes. */
+  env: Record<string, string | undefined>;
+  /** SERVICE_API_KEY, when the app has one. */
+  serviceKey: string | undefined;
   /** Like `api`, but every request carries the service key when the app has one (for set-up calls). */
   admin: () => AdminClient;
   /** Resolves when the work started after responses (recording, extraction) has finished. */
@@ -50,6 +56,8 @@ export async function startTestApp(env: Record<string, string | undefined> = {})
     url: `http://127.0.0.1:${address.port}`,
     dataSource,
     api: () => request(server),
+    env,
+    serviceKey: env.SERVICE_API_KEY,
     admin: () => adminClient(server, env.SERVICE_API_KEY),
     drain: () => app.get(BackgroundWork).drain(),
     close: () => app.close(),
@@ -106,27 +114,73 @@ function applyEnv(env: Record<string, string | undefined>): void {
   }
 }
 
-/** An app that relays to a fake OpenAI upstream, with the heuristic extractor; `close` stops both. */
-export interface ProxiedTestApp extends TestApp {
-  fake: FakeOpenAI;
+type UpstreamKind = 'openai' | 'anthropic';
+type FakeUpstream<U> = U extends 'anthropic' ? FakeAnthropic : U extends 'openai' ? FakeOpenAI : never;
+
+export interface TestAppOptions<
+  U extends UpstreamKind | undefined,
+  E extends 'heuristic' | 'llm' | undefined,
+> {
+  /**
+   * A fake upstream on loopback that the proxy relays to (`t.upstream`). The app sends it the key
+   * `upstreamKey` and the fake refuses any other; the extractor is the heuristic one unless `extractor` says.
+   */
+  upstream?: U;
+  upstreamKey?: string;
+  /** Options of the fake OpenAI upstream (its embeddings model). */
+  upstreamOptions?: FakeOpenAIOptions;
+  /** `llm` learns through a second fake OpenAI server (`t.llm`), with the key `sk-llm`. */
+  extractor?: E;
+  /** SERVICE_API_KEY: `t.admin()` and the request helpers carry it. */
+  serviceKey?: string;
+  /** Any other variables; they win over the ones above. */
+  env?: Record<string, string | undefined>;
 }
 
-export async function startProxiedTestApp(
-  env: Record<string, string | undefined> = {},
-): Promise<ProxiedTestApp> {
-  const fake = await startFakeOpenAI();
-  const t = await startTestApp({
-    UPSTREAM_BASE_URL: fake.url,
-    UPSTREAM_API_KEY: 'sk-test',
-    EXTRACTOR: 'heuristic',
-    ...env,
-  });
-  return {
-    ...t,
-    fake,
-    close: async () => {
-      await t.close();
-      await fake.close();
-    },
+/** The app of a describe block and its fakes; its fields are set once the block's beforeAll has run. */
+export type SuiteApp<U = undefined, E = undefined> = TestApp & {
+  upstream: FakeUpstream<U>;
+  llm: E extends 'llm' ? FakeOpenAI : never;
+};
+
+/**
+ * Starts an app (and the fakes it is told of) for the enclosing describe block and closes them after
+ * it. Between tests it waits for the app's background work (afterEach) and forgets what the fakes
+ * received and were scripted (beforeEach), so each test reads only its own requests.
+ */
+export function useTestApp<
+  U extends UpstreamKind | undefined = undefined,
+  E extends 'heuristic' | 'llm' | undefined = undefined,
+>(options: TestAppOptions<U, E> = {}): SuiteApp<U, E> {
+  const suite = {} as SuiteApp<U, E>;
+  let fakes: Array<FakeOpenAI | FakeAnthropic> = [];
+  let app: TestApp | undefined;
+
+  const start = async (): Promise<void> => {
+    const upstreamKey = options.upstreamKey ?? 'sk-upstream';
+    let upstream: FakeOpenAI | FakeAnthropic | undefined;
+    if (options.upstream === 'anthropic') upstream = await startFakeAnthropic({ requireApiKey: upstreamKey });
+    if (options.upstream === 'openai') {
+      upstream = await startFakeOpenAI({ requireApiKey: upstreamKey, ...options.upstreamOptions });
+    }
+    const llm = options.extractor === 'llm' ? await startFakeOpenAI() : undefined;
+    fakes = [upstream, llm].filter((fake) => fake !== undefined);
+    const env = fakeEnv({ upstream, anthropic: options.upstream === 'anthropic', upstreamKey, llm });
+    if (options.extractor !== undefined) env.EXTRACTOR = options.extractor;
+    if (options.serviceKey !== undefined) env.SERVICE_API_KEY = options.serviceKey;
+    app = await startTestApp({ ...env, ...options.env });
+    Object.assign(suite, app, { upstream, llm });
   };
+  const stop = async (): Promise<void> => {
+    await app?.close();
+    for (const fake of fakes) await fake.close();
+    app = undefined;
+    fakes = [];
+  };
+
+  beforeAll(start);
+  afterAll(stop);
+  beforeEach(() => fakes.forEach((fake) => fake.reset()));
+  afterEach(() => app?.drain());
+  return suite;
 }
