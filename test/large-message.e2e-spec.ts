@@ -3,36 +3,15 @@ import { TEXT_SLICE } from '../src/common/text-slices';
 import { ExtractionQueue, MAX_LEARNT_MESSAGE_CHARS } from '../src/extraction/extraction-queue';
 import { storedMessageText } from '../src/messages/turn-recorder';
 import { insertMessages, makeProfile } from './support/factories';
-import { FakeOpenAI, startFakeOpenAI } from './support/fake-openai-upstream';
 import { llmAnswer } from './support/fake-llm';
-import { startTestApp, TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 /**
  * A chat whose user message is megabytes long: it is handled in slices (so other requests are answered
  * meanwhile), yet relayed and stored whole, and learning reads its first MAX_LEARNT_MESSAGE_CHARS.
  */
 describe('a chat with a very large user message', () => {
-  let upstream: FakeOpenAI;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    upstream = await startFakeOpenAI();
-    t = await startTestApp({
-      EXTRACTOR: 'heuristic',
-      UPSTREAM_BASE_URL: upstream.url,
-      EXTRACTION_SWEEP_INTERVAL_MS: '0',
-    });
-  });
-
-  afterEach(async () => {
-    await t.drain();
-    upstream.reset();
-  });
-
-  afterAll(async () => {
-    await t.close();
-    await upstream.close();
-  });
+  const t = useTestApp({ upstream: 'openai', env: { EXTRACTION_SWEEP_INTERVAL_MS: '0' } });
 
   /** Prose of `length` characters with quotes, escapes, accents and surrogate pairs throughout. */
   function filler(length: number): string {
@@ -46,7 +25,7 @@ describe('a chat with a very large user message', () => {
     const content = `My name is Anna. ${filler(MAX_LEARNT_MESSAGE_CHARS)} I live in Lisbon. ${filler(
       12 * TEXT_SLICE,
     )} \ud800 end`;
-    upstream.script(llmAnswer('Noted.'));
+    t.upstream.script(llmAnswer('Noted.'));
     await t
       .api()
       .post('/v1/chat/completions')
@@ -54,7 +33,7 @@ describe('a chat with a very large user message', () => {
       .send({ model: 'fake-model', messages: [{ role: 'user', content }] })
       .expect(200);
 
-    const [relayed] = upstream.requests;
+    const [relayed] = t.upstream.requests;
     expect(relayed.rawBody).toBe(JSON.stringify(relayed.body));
     expect(relayed.body.messages.at(-1)).toEqual({ role: 'user', content });
 

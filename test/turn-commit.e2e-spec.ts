@@ -1,4 +1,5 @@
-import { startProxiedTestApp } from './support/test-app';
+import { chatRequest } from './support/clients';
+import { SuiteApp, useTestApp } from './support/test-app';
 
 /**
  * A turn's commit: the answer waits for it, and by default not also for the disk's flush
@@ -6,27 +7,21 @@ import { startProxiedTestApp } from './support/test-app';
  * statement trigger on messages records the setting the turn's transaction commits with.
  */
 describe('Turn commit', () => {
-  async function settingOfTurnCommit(env: Record<string, string>): Promise<string[]> {
-    const t = await startProxiedTestApp(env);
+  async function settingOfTurnCommit(t: SuiteApp<'openai'>): Promise<string[]> {
+    await t.dataSource.query(`CREATE TABLE IF NOT EXISTS test_commit_modes (mode text NOT NULL)`);
+    await t.dataSource.query(`TRUNCATE test_commit_modes`);
+    await t.dataSource.query(`
+      CREATE OR REPLACE FUNCTION test_record_commit_mode() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO test_commit_modes (mode) VALUES (current_setting('synchronous_commit'));
+        RETURN NULL;
+      END $$`);
+    await t.dataSource.query(`DROP TRIGGER IF EXISTS test_commit_mode ON messages`);
+    await t.dataSource.query(`
+      CREATE TRIGGER test_commit_mode AFTER INSERT ON messages
+      FOR EACH STATEMENT EXECUTE FUNCTION test_record_commit_mode()`);
     try {
-      await t.dataSource.query(`CREATE TABLE IF NOT EXISTS test_commit_modes (mode text NOT NULL)`);
-      await t.dataSource.query(`TRUNCATE test_commit_modes`);
-      await t.dataSource.query(`
-        CREATE OR REPLACE FUNCTION test_record_commit_mode() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          INSERT INTO test_commit_modes (mode) VALUES (current_setting('synchronous_commit'));
-          RETURN NULL;
-        END $$`);
-      await t.dataSource.query(`DROP TRIGGER IF EXISTS test_commit_mode ON messages`);
-      await t.dataSource.query(`
-        CREATE TRIGGER test_commit_mode AFTER INSERT ON messages
-        FOR EACH STATEMENT EXECUTE FUNCTION test_record_commit_mode()`);
-      await t
-        .api()
-        .post('/v1/chat/completions')
-        .set('X-Service-Id', 'commit-user')
-        .send({ model: 'fake-model', messages: [{ role: 'user', content: 'Hello there' }] })
-        .expect(200);
+      await chatRequest(t, 'commit-user', 'Hello there').expect(200);
       await t.drain();
       const stored = await t.dataSource.query<Array<{ n: number }>>(
         `SELECT count(*)::int AS n FROM messages m JOIN profiles p ON p.id = m.profile_id
@@ -37,15 +32,22 @@ describe('Turn commit', () => {
       return modes.map((row) => row.mode);
     } finally {
       await t.dataSource.query(`DROP TRIGGER IF EXISTS test_commit_mode ON messages`);
-      await t.close();
     }
   }
 
-  it('commits a turn without waiting for the flush by default', async () => {
-    expect(await settingOfTurnCommit({})).toEqual(['off']);
+  describe('by default', () => {
+    const t = useTestApp({ upstream: 'openai' });
+
+    it('commits a turn without waiting for the flush', async () => {
+      expect(await settingOfTurnCommit(t)).toEqual(['off']);
+    });
   });
 
-  it("commits with the server's synchronous_commit when TURN_COMMIT_FLUSH is on", async () => {
-    expect(await settingOfTurnCommit({ TURN_COMMIT_FLUSH: 'true' })).toEqual(['on']);
+  describe('with TURN_COMMIT_FLUSH on', () => {
+    const t = useTestApp({ upstream: 'openai', env: { TURN_COMMIT_FLUSH: 'true' } });
+
+    it("commits with the server's synchronous_commit", async () => {
+      expect(await settingOfTurnCommit(t)).toEqual(['on']);
+    });
   });
 });
