@@ -8,7 +8,7 @@ import { jsonBytes } from '../common/text-slices';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { isForeignKeyViolation, isTransientDatabaseError } from '../common/database-errors';
-import { queryNamedOnEmbedded } from '../database/prepared-statements';
+import { queryNamed } from '../database/prepared-statements';
 import type { RequestTraitSchema } from '../traits/request-trait-schemas';
 import { CONVERSATION_RECORDED, ConversationRecordedEvent } from './conversation-events';
 
@@ -235,7 +235,7 @@ export class TurnRecorder implements BeforeApplicationShutdown {
    * commit reads the setting then.
    */
   private async insert(rows: MessageRow[]): Promise<Array<{ id: string; profile_id: string }>> {
-    return queryNamedOnEmbedded(
+    return queryNamed(
       this.dataSource,
       'record-turns-v5',
       `WITH commit_mode AS (
