@@ -171,10 +171,10 @@ function heldMemory(row: HeldMemoryRow): HeldMemory | null {
  * A small profile's memories held in the process, which yield the same candidates for a question as
  * memoryCandidatesSql does for a profile below its word-scan limit: BM25 over the words the database
  * found in the question and in each memory, the neighbours in time of the strongest matches and the
- * memories linked to them by a rare word, the most
- * important and the most recent memories. The database then only confirms, by its fingerprint, that
- * what is held is what it holds, and splits the question into words (its stemmer and stop words are
- * the memories' own). Equal ranks are ordered by id, as in the SQL.
+ * memories linked to them by a rare word, the most important and the most recent memories. The
+ * database then only confirms, by its fingerprint, that what is held is what it holds, and splits the
+ * question into words (its stemmer and stop words are the memories' own). Equal ranks are ordered by
+ * id, as in the SQL.
  */
 export class HeldMemoryCandidates {
   private readonly all: HeldMemory[];

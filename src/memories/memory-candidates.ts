@@ -83,8 +83,9 @@ export const CORPUS_SIZE = 10_000;
  * uncommon words (by all of them when every word is common), at most MATCH_POOL, and scored by all of
  * its words, each counted once per memory (memories are short: counting repeats took 45% longer for
  * 0.004 of LoCoMo recall). The neighbours in time of the strongest matches, and the memories that share
- * a rare word with them (linked), join with a share of their rank. The most important and the most recent memories join the candidates
- * whatever the words. Superseded memories are never candidates. The cost is bounded by the caps, not by the size of the profile or the table.
+ * a rare word with them (linked), join with a share of their rank. The most important and the most
+ * recent memories join the candidates whatever the words. Superseded memories are never candidates.
+ * The cost is bounded by the caps, not by the size of the profile or the table.
  */
 export function memoryCandidatesSql(
   profileId: string,
