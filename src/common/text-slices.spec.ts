@@ -1,21 +1,7 @@
 import { once } from 'node:events';
 import { AddressInfo, connect, createServer, Socket } from 'node:net';
+import { turnsWhile } from '../../test/support/event-loop';
 import { ChunkedUtf8Text, jsonBytes, nextTask, TEXT_SLICE } from './text-slices';
-
-/** Counts the turns of the event loop until `work` settles: none when it runs in one task. */
-async function turnsWhile<T>(work: Promise<T>): Promise<{ value: T; turns: number }> {
-  let turns = 0;
-  let done = false;
-  const tick = () => {
-    if (done) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  const value = await work;
-  done = true;
-  return { value, turns };
-}
 
 /** A long text with quotes, escapes, control characters and surrogate pairs across the slices' ends. */
 function awkwardText(length: number): string {

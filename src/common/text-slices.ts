@@ -17,6 +17,27 @@ export function nextTask(): Promise<void> {
   return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
+/** Synchronous work that long work does in one task before it lets the event loop turn. */
+export const TASK_BUDGET_MS = 3;
+
+/**
+ * The clock of long work done in steps (sentences, rows): after each step, `due()` says whether the
+ * task has had its TASK_BUDGET_MS, and `pause()` lets the event loop turn before the next step. Work
+ * shorter than the budget is done in the task it starts in.
+ */
+export class TaskBudget {
+  private sliceStart = performance.now();
+
+  due(): boolean {
+    return performance.now() - this.sliceStart >= TASK_BUDGET_MS;
+  }
+
+  async pause(): Promise<void> {
+    await nextTask();
+    this.sliceStart = performance.now();
+  }
+}
+
 /**
  * The UTF-8 bytes of `JSON.stringify(value)` (`value` plain JSON). A value without a string longer than
  * TEXT_SLICE is serialised at once; otherwise its long strings are escaped and encoded TEXT_SLICE

@@ -331,7 +331,7 @@ export class ExtractionWorker implements OnApplicationBootstrap, BeforeApplicati
   /** The rules' reading of a claimed batch, applied and marked extracted with the LLM's error kept. */
   private async learnWithRules(batch: ClaimedBatch, llmError: string): Promise<void> {
     const { schemas, texts } = this.inputsOf(batch);
-    const result = this.extraction.extractConversationWithRules(texts, schemas);
+    const result = await this.extraction.extractConversationWithRules(texts, schemas);
     const taken = () => new BatchTakenError();
     const applied = await inProfileWrite(this.dataSource, batch.profileId, taken, (manager) =>
       this.applyBatch(manager, batch, result, schemas, llmError),

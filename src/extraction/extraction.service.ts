@@ -7,7 +7,7 @@ import { MemoryEntity } from '../memories/memory.entity';
 import { TraitSchema } from '../traits/trait-schema';
 import { ExtractedMemory, ExtractionResult, KnownMemory } from './extraction-types';
 import { mergeExtractionResults } from './extraction-result-merge';
-import { extractHeuristically } from './heuristic-extractor';
+import { extractHeuristicallyInSlices } from './heuristic-extractor';
 import { LlmExtractor } from './llm-extractor';
 import { splitIntoChunks } from './text-chunks';
 import { ExtractedTraitWriter, WrittenTrait } from './extracted-trait-writer';
@@ -61,7 +61,7 @@ export class ExtractionService {
     const traitSchemas = switches.extractTraits ? schemas : [];
     const result =
       this.mode === 'heuristic'
-        ? extractHeuristically(text, traitSchemas)
+        ? await extractHeuristicallyInSlices(text, traitSchemas)
         : await this.extractWithLlm(packMessages([text], LLM_CHUNK_CHARS), traitSchemas, signal);
     return {
       traits: switches.extractTraits ? result.traits : [],
@@ -73,11 +73,12 @@ export class ExtractionService {
    * Whether extracting this one message can store anything. The heuristic rules are cheap, read each
    * message on its own and always find the same in the same text, so a message they find nothing in
    * can be stored as already extracted and never costs the queue a claim; the LLM is always asked.
+   * The rules read in slices and stop at the first memory they find.
    */
-  mayLearnFrom(text: string, schemas: readonly TraitSchema[]): boolean {
+  async mayLearnFrom(text: string, schemas: readonly TraitSchema[]): Promise<boolean> {
     if (this.mode !== 'heuristic') return true;
     try {
-      const found = extractHeuristically(text, schemas);
+      const found = await extractHeuristicallyInSlices(text, schemas, (reading) => reading.foundMemory);
       return found.traits.length > 0 || found.memories.length > 0;
     } catch {
       return true; // the worker tries it, and records the failure if it fails there too
@@ -95,18 +96,22 @@ export class ExtractionService {
     signal: AbortSignal,
     known: readonly KnownMemory[] = [],
   ): Promise<ExtractionResult> {
-    if (this.mode === 'heuristic') return this.extractConversationWithRules(userMessages, schemas);
+    if (this.mode === 'heuristic') return await this.extractConversationWithRules(userMessages, schemas);
     if (userMessages.length === 0) return NOTHING;
     return this.extractWithLlm(packMessages(userMessages, LLM_CHUNK_CHARS), schemas, signal, known);
   }
 
-  /** The heuristic rules' reading of a conversation's user messages, each message on its own. */
-  extractConversationWithRules(userMessages: string[], schemas: readonly TraitSchema[]): ExtractionResult {
+  /** The heuristic rules' reading of a conversation's user messages, each message on its own, in slices. */
+  async extractConversationWithRules(
+    userMessages: string[],
+    schemas: readonly TraitSchema[],
+  ): Promise<ExtractionResult> {
     if (userMessages.length === 0) return NOTHING;
-    return mergeExtractionResults(
-      userMessages.map((text, position) => citing(extractHeuristically(text, schemas), [position])),
-      schemas,
-    );
+    const results: ExtractionResult[] = [];
+    for (const [position, text] of userMessages.entries()) {
+      results.push(citing(await extractHeuristicallyInSlices(text, schemas), [position]));
+    }
+    return mergeExtractionResults(results, schemas);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { turnsWhile } from '../../test/support/event-loop';
 import { factKindOf } from '../memories/fact-kinds';
 import { toThirdPerson } from './third-person';
 import { DEFAULT_TRAIT_SCHEMAS } from '../traits/default-trait-schemas';
@@ -8,6 +9,7 @@ import {
   MAX_HEURISTIC_MEMORIES,
   MAX_HEURISTIC_TEXT_CHARS,
   extractHeuristically,
+  extractHeuristicallyInSlices,
   readableStart,
 } from './heuristic-extractor';
 
@@ -382,5 +384,46 @@ describe('the bound on what the rules read', () => {
     const text = 'a'.repeat(MAX_HEURISTIC_TEXT_CHARS - 1) + '🙂' + 'b'.repeat(10);
     expect(readableStart(text)).toBe('a'.repeat(MAX_HEURISTIC_TEXT_CHARS - 1));
     expect(readableStart('short')).toBe('short');
+  });
+});
+
+describe('reading in slices', () => {
+  /** A text the rules read to its MAX_HEURISTIC_TEXT_CHARS, with traits and memories all along. */
+  function statements(length: number): string {
+    const said = ['My name is Anna.', 'I live in Lisbon and I have two kids.', 'The weather was mild.'];
+    const sentences: string[] = [];
+    for (let i = 0, size = 0; size < length; i++) {
+      sentences.push(`${said[i % said.length]} I love ${['hiking', 'chess', 'jazz'][i % 3]} (${i}).`);
+      size += sentences[i].length + 1;
+    }
+    return sentences.join(' ');
+  }
+
+  it('finds what the reading at once finds, and lets the event loop turn while it reads a long text', async () => {
+    const text = statements(2 * MAX_HEURISTIC_TEXT_CHARS);
+    const { value, turns } = await turnsWhile(extractHeuristicallyInSlices(text, DEFAULT_TRAIT_SCHEMAS));
+    const atOnce = extractHeuristically(text, DEFAULT_TRAIT_SCHEMAS);
+    expect(atOnce.traits.length).toBeGreaterThan(0);
+    expect(atOnce.memories).toHaveLength(MAX_HEURISTIC_MEMORIES);
+    expect(value).toEqual(atOnce);
+    expect(turns).toBeGreaterThan(1);
+  });
+
+  it('reads a short text in the task it starts in', async () => {
+    const { value, turns } = await turnsWhile(
+      extractHeuristicallyInSlices('My name is Anna. I have two kids.', DEFAULT_TRAIT_SCHEMAS),
+    );
+    expect(value).toEqual(extractHeuristically('My name is Anna. I have two kids.', DEFAULT_TRAIT_SCHEMAS));
+    expect(turns).toBe(0);
+  });
+
+  it('stops reading once the caller has enough', async () => {
+    const found = await extractHeuristicallyInSlices(
+      'I have two kids. I love hiking. My name is Anna.',
+      DEFAULT_TRAIT_SCHEMAS,
+      (reading) => reading.foundMemory,
+    );
+    expect(found.memories.map((memory) => memory.content)).toEqual(['User has two kids.']);
+    expect(found.traits).toEqual([]);
   });
 });

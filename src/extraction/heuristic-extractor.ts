@@ -1,3 +1,4 @@
+import { TaskBudget } from '../common/text-slices';
 import { TraitSchema } from '../traits/trait-schema';
 import { checkTraitValue } from '../traits/trait-value';
 import { ExtractedMemory, ExtractedTrait, ExtractionResult } from './extraction-types';
@@ -28,27 +29,67 @@ const MAX_LIST_TRAIT_ITEMS = 20;
  * one on a tie (the user's latest word). List traits (interests, goals) collect every statement.
  */
 export function extractHeuristically(text: string, schemas: readonly TraitSchema[]): ExtractionResult {
-  const { enabled, keys } = extractableSchemas(schemas);
-  const traitMatches: TraitMatch[] = [];
-  const memories = new Map<string, ExtractedMemory>();
+  const reading = new HeuristicReading(schemas);
+  for (const sentence of splitIntoSentences(readableStart(text))) reading.read(sentence);
+  return reading.result();
+}
 
-  for (const raw of splitIntoSentences(readableStart(text))) {
-    if (raw.length > MAX_ANALYSED_SENTENCE_LENGTH) continue;
-    const sentence = analyseSentence(raw);
-    if (keys.size > 0) traitMatches.push(...matchTraitRules(sentence, keys));
-    const memory = memories.size < MAX_HEURISTIC_MEMORIES ? classifyMemory(sentence) : undefined;
-    if (memory === undefined) continue;
-    const identity = normaliseMemoryContent(memory.content);
-    if (!memories.has(identity)) memories.set(identity, memory);
+/**
+ * The same reading as extractHeuristically, sentence by sentence in tasks of TASK_BUDGET_MS at most, so
+ * that reading a long text never holds the event loop for long; a short text is read in one task.
+ * `enough` ends the reading early when what was found so far is all the caller needs.
+ */
+export async function extractHeuristicallyInSlices(
+  text: string,
+  schemas: readonly TraitSchema[],
+  enough: (reading: HeuristicReading) => boolean = () => false,
+): Promise<ExtractionResult> {
+  const reading = new HeuristicReading(schemas);
+  const budget = new TaskBudget();
+  const sentences = splitIntoSentences(readableStart(text));
+  for (let i = 0; i < sentences.length && !enough(reading); i++) {
+    if (budget.due()) await budget.pause();
+    reading.read(sentences[i]);
+  }
+  return reading.result();
+}
+
+/** The rules' reading of one text, a sentence at a time. */
+export class HeuristicReading {
+  private readonly extractable: ExtractableSchemas;
+  private readonly traitMatches: TraitMatch[] = [];
+  private readonly memories = new Map<string, ExtractedMemory>();
+
+  constructor(schemas: readonly TraitSchema[]) {
+    this.extractable = extractableSchemas(schemas);
   }
 
-  const traits =
-    traitMatches.length === 0
-      ? []
-      : enabled
-          .map((schema) => mergeMatches(schema, traitMatches))
-          .filter((trait): trait is ExtractedTrait => trait !== undefined);
-  return { traits, memories: [...memories.values()] };
+  /** Whether a memory was found: the result cannot be empty. */
+  get foundMemory(): boolean {
+    return this.memories.size > 0;
+  }
+
+  read(raw: string): void {
+    if (raw.length > MAX_ANALYSED_SENTENCE_LENGTH) return;
+    const sentence = analyseSentence(raw);
+    if (this.extractable.keys.size > 0) {
+      this.traitMatches.push(...matchTraitRules(sentence, this.extractable.keys));
+    }
+    const memory = this.memories.size < MAX_HEURISTIC_MEMORIES ? classifyMemory(sentence) : undefined;
+    if (memory === undefined) return;
+    const identity = normaliseMemoryContent(memory.content);
+    if (!this.memories.has(identity)) this.memories.set(identity, memory);
+  }
+
+  result(): ExtractionResult {
+    const traits =
+      this.traitMatches.length === 0
+        ? []
+        : this.extractable.enabled
+            .map((schema) => mergeMatches(schema, this.traitMatches))
+            .filter((trait): trait is ExtractedTrait => trait !== undefined);
+    return { traits, memories: [...this.memories.values()] };
+  }
 }
 
 interface ExtractableSchemas {

@@ -147,7 +147,7 @@ export class RelayPipeline {
     await finish(translation.completedReply(), () => writer.end(last));
   }
 
-  private record(
+  private async record(
     profileId: string,
     turn: InboundTurn,
     schemas: readonly TraitSchema[],
@@ -157,12 +157,15 @@ export class RelayPipeline {
   ): Promise<void> {
     this.touches.touch(context.memoryIds);
     const learn = !turn.options.skipExtraction;
+    const userMessages = await Promise.all(
+      turn.userTexts.map(async (text) => ({
+        text,
+        toLearn: learn && (await this.extraction.mayLearnFrom(storedMessageText(text), schemas)),
+      })),
+    );
     return this.recorder.store({
       profileId,
-      userMessages: turn.userTexts.map((text) => ({
-        text,
-        toLearn: learn && this.extraction.mayLearnFrom(storedMessageText(text), schemas),
-      })),
+      userMessages,
       reply,
       model: turn.model,
       requestId,
