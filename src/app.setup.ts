@@ -7,6 +7,7 @@ import type { RequestHandler } from 'express';
 import { AppModule } from './app.module';
 import { APP_TITLE, APP_VERSION } from './app-info';
 import { jsonBodyParser } from './common/body-parsing';
+import { JsonParseThread } from './common/json-parse-thread';
 import { corsOptions } from './common/cors-options';
 import { ExpressHttpAdapter } from './common/http-adapter';
 import { applyHttpServerLimits } from './common/http-server-limits';
@@ -76,7 +77,7 @@ function edgeMiddleware(app: NestExpressApplication, config: AppConfig): Request
     httpMetricsMiddleware(app.get(MetricsService)),
     securityHeaders(),
     ...(config.corsOrigins.length > 0 ? [cors(corsOptions(config.corsOrigins))] : []),
-    ...jsonBodyParser(config.bodyLimitBytes),
+    ...jsonBodyParser(config.bodyLimitBytes, app.get(JsonParseThread)),
   ];
 }
 

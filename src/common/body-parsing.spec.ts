@@ -4,6 +4,7 @@ import { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { ApiError } from './api-error';
 import { jsonBodyParser, jsonDepthExceeds } from './body-parsing';
+import { JSON_THREAD_BYTES, JsonParseThread } from './json-parse-thread';
 
 describe('jsonDepthExceeds', () => {
   const nested = (depth: number): unknown => {
@@ -35,17 +36,22 @@ interface Outcome {
 
 /**
  * The parser on a real server: bodies of a declared length within the limit are read by jsonBodyParser
- * itself, chunked or compressed ones by body-parser. The same bytes sent both ways must come out alike.
+ * itself (parsed on the event loop, or all on the parsing thread), chunked or compressed ones by
+ * body-parser. The same bytes sent both ways must come out alike.
  */
-describe('jsonBodyParser', () => {
+describe.each([
+  ['on the event loop', Infinity],
+  ['on the parsing thread', 1],
+])('jsonBodyParser, declared bodies parsed %s', (_where, threadFromBytes) => {
   const LIMIT = 1000;
   let server: Server;
   let port: number;
   const seen: Array<{ code: string | null }> = [];
+  const thread = new JsonParseThread(threadFromBytes);
 
   beforeAll(async () => {
     const app = express();
-    for (const handler of jsonBodyParser(LIMIT)) app.use(handler);
+    for (const handler of jsonBodyParser(LIMIT, thread)) app.use(handler);
     app.post('/', (req: Request, res: Response) => {
       seen.push({ code: null });
       res.json({ parsed: req.body as unknown });
@@ -62,6 +68,7 @@ describe('jsonBodyParser', () => {
 
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
+    await thread.onModuleDestroy();
   });
 
   /** Sends `parts` (written one by one) with a Content-Length, or chunked, or gzipped. */
@@ -121,6 +128,7 @@ describe('jsonBodyParser', () => {
     ],
     ['invalid UTF-8', [Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])]],
     ['a lone byte order mark', [Buffer.from('\uFEFF')]],
+    ['a __proto__ key and a lone surrogate', [Buffer.from('{"__proto__":{"x":1},"s":"\\ud800","n":-0}')]],
   ];
 
   it.each(bodies)('reads %s as body-parser does', async (_label, parts) => {
@@ -167,5 +175,77 @@ describe('jsonBodyParser', () => {
     // and nothing more after it
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(seen).toEqual([{ code: 'request_aborted' }]);
+  });
+});
+
+describe('jsonBodyParser with a large body', () => {
+  const thread = new JsonParseThread();
+  let received: unknown;
+  let server: Server;
+  let port: number;
+
+  beforeAll(async () => {
+    const app = express();
+    for (const handler of jsonBodyParser(4 * JSON_THREAD_BYTES, thread)) app.use(handler);
+    app.post('/', (req: Request, res: Response) => {
+      received = req.body;
+      res.json({});
+    });
+    app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+      res.status(error instanceof ApiError ? error.status : 500).json({ code: (error as ApiError).code });
+    });
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await thread.onModuleDestroy();
+  });
+
+  function post(
+    body: Buffer,
+  ): Promise<{ status: number; body: { length?: number; same?: string; code?: string } }> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        {
+          port,
+          method: 'POST',
+          path: '/',
+          headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () =>
+            resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  it('is parsed off the event loop: JSON.parse never sees it there, and the value is the same', async () => {
+    const content = `\uFEFF "quoted" é😀 \ud800 ${'words and more words '.repeat(JSON_THREAD_BYTES / 20)}`;
+    const text = JSON.stringify({ model: 'm', messages: [{ role: 'user', content }] });
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      const answer = await post(Buffer.from(`\uFEFF${text}`));
+      expect(answer.status).toBe(200);
+      expect(JSON.stringify(received) === text).toBe(true);
+      expect(parse.mock.calls.some(([parsed]) => parsed.length >= JSON_THREAD_BYTES)).toBe(false);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('refuses a large body that is not JSON, or not an object, as a small one', async () => {
+    const words = 'x'.repeat(JSON_THREAD_BYTES);
+    for (const text of [`{"a":"${words}"`, `"${words}"`, ` ${words}`]) {
+      expect(await post(Buffer.from(text))).toEqual({ status: 400, body: { code: 'invalid_json' } });
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { HttpStatus } from '@nestjs/common';
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError } from './api-error';
+import { JsonBodyParseError, JsonParseThread } from './json-parse-thread';
 import { ChunkedUtf8Text, nextTask } from './text-slices';
 
 /** Deeper JSON than this is refused before any code walks it recursively. */
@@ -15,9 +16,10 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
  * The common request (a JSON body of a declared length within the limit, not compressed) is read here
  * (readDeclaredJson); every other one goes to body-parser (`express.json`), which inflates compressed
  * bodies, reads chunked ones, and reads off the rest of a body over the limit before its 413. Both
- * give the same body and the same errors (a test sends each body both ways).
+ * give the same body and the same errors (a test sends each body both ways). A body large enough for
+ * `thread` to want it is parsed there.
  */
-export function jsonBodyParser(limitBytes: number): RequestHandler[] {
+export function jsonBodyParser(limitBytes: number, thread: JsonParseThread): RequestHandler[] {
   const parseJson = express.json({ limit: limitBytes, strict: true, type: isJsonContentType });
   return [
     (req: Request, _res: Response, next: NextFunction) => next(checkCharset(req)),
@@ -26,6 +28,7 @@ export function jsonBodyParser(limitBytes: number): RequestHandler[] {
         next(error === undefined ? undefined : toParseError(error, limitBytes));
       const length = declaredLengthWithin(req, limitBytes);
       if (length === null) parseJson(req, res, done);
+      else if (thread.wants(length)) readDeclaredJsonOnThread(req, length, thread, done);
       else readDeclaredJson(req, length, done);
     },
     (req: Request, _res: Response, next: NextFunction) => next(checkParsedBody(req)),
@@ -60,8 +63,75 @@ function declaredLengthWithin(req: Request, limitBytes: number): number | null {
  * own: its decoding and its parse are never one long task.
  */
 function readDeclaredJson(req: Request, length: number, done: (error?: unknown) => void): void {
-  req.body = undefined;
   const body = new ChunkedUtf8Text();
+  const parse = (text: string) => {
+    try {
+      req.body = parseStrictJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    } catch {
+      return done({ type: 'entity.parse.failed' });
+    }
+    done();
+  };
+  readDeclaredBody(
+    req,
+    length,
+    (chunk) => body.add(chunk),
+    done,
+    () => {
+      const text = body.text();
+      // a long body's parse is a task of its own, apart from the joining of its decoded pieces
+      if (body.long) void nextTask().then(() => parse(text));
+      else parse(text);
+    },
+  );
+}
+
+/**
+ * Reads a body of `length` bytes into one buffer as its chunks arrive and has `thread` decode and parse
+ * it as readDeclaredJson does: the event loop neither decodes nor parses it.
+ */
+function readDeclaredJsonOnThread(
+  req: Request,
+  length: number,
+  thread: JsonParseThread,
+  done: (error?: unknown) => void,
+): void {
+  const bytes = new Uint8Array(length);
+  readDeclaredBody(
+    req,
+    length,
+    (chunk, offset) => bytes.set(chunk, offset),
+    done,
+    () => {
+      thread.parse(bytes).then(
+        (value) => {
+          req.body = value;
+          done();
+        },
+        (error: unknown) =>
+          done(
+            error instanceof JsonBodyParseError
+              ? { type: 'entity.parse.failed' }
+              : { type: 'thread.failed', error },
+          ),
+      );
+    },
+  );
+}
+
+/**
+ * Hands each chunk of a body of `length` bytes to `add` (with its offset, never past `length`), then
+ * calls `complete` once the body has come whole, or `done` with body-parser's error type when it is
+ * cut off or longer than declared.
+ */
+function readDeclaredBody(
+  req: Request,
+  length: number,
+  add: (chunk: Buffer, offset: number) => void,
+  done: (error?: unknown) => void,
+  complete: () => void,
+): void {
+  req.body = undefined;
   let received = 0;
   const detach = () => {
     req.off('data', onData);
@@ -74,25 +144,14 @@ function readDeclaredJson(req: Request, length: number, done: (error?: unknown) 
     detach();
     done(error);
   };
-  const parse = (text: string) => {
-    try {
-      req.body = parseStrictJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-    } catch {
-      return done({ type: 'entity.parse.failed' });
-    }
-    done();
-  };
   const onData = (chunk: Buffer) => {
+    if (received + chunk.length <= length) add(chunk, received);
     received += chunk.length;
-    body.add(chunk);
   };
   const onEnd = () => {
     if (received !== length) return finish({ type: 'request.size.invalid' });
     detach();
-    const text = body.text();
-    // a long body's parse is a task of its own, apart from the joining of its decoded pieces
-    if (body.long) void nextTask().then(() => parse(text));
-    else parse(text);
+    complete();
   };
   const onAborted = () => finish({ type: 'request.aborted' });
   const onClose = () => {
@@ -172,9 +231,12 @@ function checkParsedBody(req: Request): ApiError | undefined {
   return undefined;
 }
 
-function toParseError(error: unknown, limitBytes: number): ApiError {
+/** The envelope error of a failed parse; a thread that failed is an unexpected error (500). */
+function toParseError(error: unknown, limitBytes: number): unknown {
   const type = (error as { type?: unknown }).type;
   switch (type) {
+    case 'thread.failed':
+      return (error as { error: unknown }).error;
     case 'entity.too.large':
       return new ApiError(
         HttpStatus.PAYLOAD_TOO_LARGE,

@@ -1,0 +1,103 @@
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Worker } from 'node:worker_threads';
+
+/** Bodies of at least this many bytes are parsed on the thread: their parse would hold the event loop. */
+export const JSON_THREAD_BYTES = 1024 * 1024;
+
+/**
+ * The thread's program: decodes the bytes (invalid ones as U+FFFD, as `Buffer.toString` does), drops a
+ * byte order mark, and parses as `strict` body-parsing does: an object or an array, nothing as `{}`.
+ */
+const PROGRAM = `
+const { parentPort } = require('node:worker_threads');
+parentPort.on('message', ({ id, bytes }) => {
+  let value;
+  try {
+    let text = Buffer.from(bytes).toString('utf8');
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (text.length === 0) value = {};
+    else {
+      const first = /^[ \\t\\n\\r]*(.|$)/s.exec(text)[1];
+      if (first !== '{' && first !== '[') throw new SyntaxError('not an object or array');
+      value = JSON.parse(text);
+    }
+  } catch {
+    parentPort.postMessage({ id, failed: true });
+    return;
+  }
+  parentPort.postMessage({ id, value });
+});
+`;
+
+interface Answer {
+  id: number;
+  failed?: true;
+  value?: unknown;
+}
+
+/** The thread's answer when the bytes are not JSON that a body may be. */
+export class JsonBodyParseError extends Error {}
+
+/**
+ * Parses large JSON bodies on a worker thread, so that the event loop goes on answering other requests
+ * meanwhile: the bytes are handed over (transferred, not copied) and the parsed value comes back by
+ * structured clone, which rebuilds its long strings with a copy each. One thread per application,
+ * started with its first large body (most deployments never see one) and stopped when the
+ * application closes; bodies are parsed one after the other. A thread that dies fails the bodies it
+ * held, and the next body starts another.
+ */
+@Injectable()
+export class JsonParseThread implements OnModuleDestroy {
+  private worker: Worker | undefined;
+  private readonly waiting = new Map<
+    number,
+    { resolve: (value: unknown) => void; reject: (error: Error) => void }
+  >();
+  private nextId = 0;
+
+  /** `fromBytes`: the size from which `wants` sends a body here. */
+  constructor(readonly fromBytes: number = JSON_THREAD_BYTES) {}
+
+  /** Whether a body of `bytes` is parsed here. */
+  wants(bytes: number): boolean {
+    return bytes >= this.fromBytes;
+  }
+
+  /** The value of the JSON in `bytes`, whose buffer is handed over (unusable here afterwards). */
+  async parse(bytes: Uint8Array): Promise<unknown> {
+    const worker = this.started();
+    const id = this.nextId++;
+    return await new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, bytes }, [bytes.buffer as ArrayBuffer]);
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.terminate();
+  }
+
+  private started(): Worker {
+    if (this.worker !== undefined) return this.worker;
+    const worker = new Worker(PROGRAM, { eval: true });
+    // an idle thread never keeps the process alive; a body it parses comes with its open request
+    worker.unref();
+    worker.on('message', ({ id, failed, value }: Answer) => {
+      const waiter = this.waiting.get(id);
+      this.waiting.delete(id);
+      if (failed) waiter?.reject(new JsonBodyParseError('not JSON'));
+      else waiter?.resolve(value);
+    });
+    const lost = (error: Error) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const waiter of this.waiting.values()) waiter.reject(error);
+      this.waiting.clear();
+    };
+    worker.on('error', lost);
+    worker.on('exit', (code) => lost(new Error(`the JSON parsing thread exited (${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+}
