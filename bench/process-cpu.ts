@@ -17,9 +17,11 @@ export function processCpuMs(pid: number | undefined): number {
  * CPU time used so far by the PostgreSQL server on this machine, in ms: its live processes (backends and
  * workers), and the backends that have ended, which the postmaster has counted as its children's time.
  * Every `postgres` process counts (there is one cluster here); NaN when there is none (a server on
- * another machine).
+ * another machine). With `database`, only the backends connected to that database and the server's own
+ * processes (WAL writer, checkpointer and the like, not another database's autovacuum) count, so that other databases' work on the same
+ * server does not: backends that have ended are then not counted.
  */
-export function postgresCpuMs(): number {
+export function postgresCpuMs(database?: string): number {
   const processes = new Map<number, { parent: number; own: number; children: number }>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -27,6 +29,7 @@ export function postgresCpuMs(): number {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       if (!command.startsWith('postgres')) continue;
+      if (database !== undefined && !servesDatabase(Number(entry), database)) continue;
       const fields = statFields(stat);
       processes.set(Number(entry), {
         parent: Number(fields[1]),
@@ -41,9 +44,21 @@ export function postgresCpuMs(): number {
   let total = 0;
   for (const process of processes.values()) {
     total += process.own;
-    if (!processes.has(process.parent)) total += process.children; // the postmaster
+    if (database === undefined && !processes.has(process.parent)) total += process.children; // the postmaster
   }
   return total;
+}
+
+/**
+ * Whether a PostgreSQL process counts for `database`: a backend names its user, database and client in
+ * its title (`postgres: 15/main: user database 127.0.0.1(5432) idle`); the server's own processes name
+ * no client.
+ */
+function servesDatabase(pid: number, database: string): boolean {
+  const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  if (title.split(/\s+/).includes(database)) return true;
+  const client = /\s(?:\S+\(\d+\)|\[local\])(?:\s|$)/.test(title);
+  return !client && !/autovacuum worker|parallel worker/.test(title);
 }
 
 /** The fields of /proc/<pid>/stat after the command: state first, then ppid, ..., utime is the 12th. */

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { ServingLoad } from '../src/common/serving-load';
 import { MemoryTouches } from '../src/memories/memory-touches';
 import { CompletedTurn, TurnRecorder } from '../src/messages/turn-recorder';
 import { makeMemory, makeProfile } from './support/factories';
@@ -111,6 +112,60 @@ describe('Turn recording under load', () => {
     }
     expect(writes).toEqual([['first'], ['second', 'third']]);
     expect(settled).toEqual(['first', 'second', 'third']);
+  });
+
+  it('writes the turns of answers that end in one turn of the event loop together while others are in flight', async () => {
+    const profile = await makeProfile(t, 'together-user');
+    const recorder = t.app.get(TurnRecorder);
+    type Insert = (rows: Array<{ content: string }>) => Promise<unknown>;
+    const writer = recorder as unknown as { insert: Insert };
+    const insert = writer.insert.bind(recorder);
+    const writes: string[][] = [];
+    const spy = jest.spyOn(writer, 'insert').mockImplementation((rows) => {
+      writes.push(rows.map((row) => row.content).filter((content) => content !== 'ok'));
+      return insert(rows);
+    });
+    // three answers in flight; two end in separate callbacks of the same turn of the event loop
+    const answers = [0, 1, 2].map(() => t.app.get(ServingLoad).begin());
+    try {
+      const ended = (text: string) =>
+        new Promise<void>((resolve) =>
+          setImmediate(() => void recorder.store(completedTurn(profile.id, text)).then(resolve)),
+        );
+      await Promise.all([ended('together one'), ended('together two')]);
+      await t.drain();
+    } finally {
+      answers.forEach((answered) => answered());
+      spy.mockRestore();
+    }
+    expect(writes).toEqual([['together one', 'together two']]);
+  });
+
+  it('writes a turn at once when no other answer is in flight', async () => {
+    const profile = await makeProfile(t, 'alone-user');
+    const recorder = t.app.get(TurnRecorder);
+    type Insert = (rows: Array<{ content: string }>) => Promise<unknown>;
+    const writer = recorder as unknown as { insert: Insert };
+    const insert = writer.insert.bind(recorder);
+    const writes: string[][] = [];
+    const spy = jest.spyOn(writer, 'insert').mockImplementation((rows) => {
+      writes.push(rows.map((row) => row.content).filter((content) => content !== 'ok'));
+      return insert(rows);
+    });
+    const answered = t.app.get(ServingLoad).begin();
+    try {
+      const ended = (text: string) =>
+        new Promise<void>((resolve) =>
+          setImmediate(() => void recorder.store(completedTurn(profile.id, text)).then(resolve)),
+        );
+      await Promise.all([ended('alone one'), ended('alone two')]);
+      await t.drain();
+    } finally {
+      answered();
+      spy.mockRestore();
+    }
+    // one answer in flight: its turn does not wait for the other's, which goes in the next write
+    expect(writes).toEqual([['alone one'], ['alone two']]);
   });
 
   it('stores a turn whose texts hold NUL characters or lone surrogates, as UTF-8 text can hold them', async () => {

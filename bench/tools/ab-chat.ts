@@ -18,6 +18,8 @@ interface Round {
   p99Ms: number;
   nodeCpuMs: number;
   postgresCpuMs: number;
+  /** Statements that stored the round's turns, per chat: how turns were batched (1 when each went alone). */
+  turnWritesPerChat: number;
   errors: number;
 }
 
@@ -94,7 +96,8 @@ async function main(): Promise<void> {
       console.log(
         `${side}: ${all[side].map((x) => Math.round(x.throughput)).join(' ')} req/s; median ${m.throughput} req/s ` +
           `(p50 / p99 ${m.p50Ms} / ${m.p99Ms} ms${settings.stream ? ' to the first chunk' : ''}), ` +
-          `CPU ms per chat ${m.nodeCpuMs} Node + ${m.postgresCpuMs} PostgreSQL, ${m.errors} errors`,
+          `CPU ms per chat ${m.nodeCpuMs} Node + ${m.postgresCpuMs} PostgreSQL, ` +
+          `${m.turnWritesPerChat} turn writes per chat, ${m.errors} errors`,
       );
     }
     saveResult(report, 'ab');
@@ -136,7 +139,8 @@ async function runPair(
     for (let r = 0; r < settings.rounds; r++) {
       for (const side of r % 2 === 0 ? order : [...order].reverse()) {
         const service = services[side]!;
-        const before = { node: processCpuMs(service.pid), postgres: postgresCpuMs() };
+        const since = await databaseNow(admin);
+        const before = { node: processCpuMs(service.pid), postgres: postgresCpuMs(databases[side]) };
         const load = await runLoad(service.url, side, {
           requests: settings.requests,
           concurrency: settings.connections,
@@ -151,7 +155,8 @@ async function runPair(
           p50Ms: load.p50Ms,
           p99Ms: load.p99Ms,
           nodeCpuMs: round3((processCpuMs(service.pid) - before.node) / load.requests),
-          postgresCpuMs: round3((postgresCpuMs() - before.postgres) / load.requests),
+          postgresCpuMs: round3((postgresCpuMs(databases[side]) - before.postgres) / load.requests),
+          turnWritesPerChat: round3((await turnWrites(settings, databases[side], since)) / load.requests),
           errors: load.errors,
         });
       }
@@ -162,6 +167,26 @@ async function runPair(
     for (const database of Object.values(databases)) {
       await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     }
+  }
+}
+
+async function databaseNow(admin: Client): Promise<string> {
+  const { rows } = await admin.query<{ now: string }>('SELECT clock_timestamp()::text AS now');
+  return rows[0].now;
+}
+
+/** The statements that stored turns since `since`: each commits its rows under one transaction id. */
+async function turnWrites(settings: Settings, database: string, since: string): Promise<number> {
+  const client = new Client({ connectionString: `${settings.adminUrl.replace(/\/[^/]*$/, '')}/${database}` });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ writes: number }>(
+      'SELECT count(DISTINCT xmin::text)::int AS writes FROM messages WHERE created_at >= $1',
+      [since],
+    );
+    return rows[0].writes;
+  } finally {
+    await client.end();
   }
 }
 
@@ -188,6 +213,7 @@ function summary(list: Round[]) {
     p99Ms: median(list.map((x) => x.p99Ms)),
     nodeCpuMs: median(list.map((x) => x.nodeCpuMs)),
     postgresCpuMs: median(list.map((x) => x.postgresCpuMs)),
+    turnWritesPerChat: median(list.map((x) => x.turnWritesPerChat)),
     errors: list.reduce((sum, x) => sum + x.errors, 0),
   };
 }

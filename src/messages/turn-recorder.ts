@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BackgroundWork, SHUTDOWN_DRAIN_MS } from '../common/background-work';
 import { errorMessage } from '../common/error-message';
+import { ServingLoad } from '../common/serving-load';
 import { jsonBytes } from '../common/text-slices';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -68,7 +69,8 @@ interface QueuedTurn {
  * Stores completed turns durably before their answers end: group commit. A turn waits in a bounded
  * queue; one writer at a time writes every turn queued (up to MAX_TURNS_PER_WRITE) in one INSERT, and
  * the turns that come while it writes go together in its next one, so concurrent requests share their
- * commits without any wait for gathering. The promise `store` returns resolves when the turn's batch
+ * commits; while other answers are in flight the writer also takes the turns that end in the same turn
+ * of the event loop (see `gather`), never waiting on a clock. The promise `store` returns resolves when the turn's batch
  * has committed: the pipeline ends the answer (the last byte of a body, a stream's final event) only
  * then, so a turn whose complete answer the client received is stored even if the process dies the next
  * moment. The writer takes a single pooled connection, holds no lock but its own new rows (so it cannot
@@ -93,6 +95,7 @@ export class TurnRecorder implements BeforeApplicationShutdown {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventEmitter2,
     private readonly background: BackgroundWork,
+    private readonly load: ServingLoad,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -162,12 +165,23 @@ export class TurnRecorder implements BeforeApplicationShutdown {
 
   private async writeQueued(): Promise<void> {
     while (this.turns.length > 0) {
+      await this.gather();
       const batch = this.turns.slice(0, MAX_TURNS_PER_WRITE);
       if (!(await this.storeWithRetry(batch.map((turn) => turn.rows)))) return;
       this.turns.splice(0, batch.length);
       settle(batch);
       this.roomWaiters.splice(0, batch.length).forEach((wake) => wake());
     }
+  }
+
+  /**
+   * While other answers are in flight, waits for the rest of this turn of the event loop: answers that
+   * arrived together (their I/O is handled in the same turn) then share one write. Alone, a turn is
+   * written at once, so an answer one at a time waits for nothing but its own commit.
+   */
+  private async gather(): Promise<void> {
+    if (this.load.inFlight <= this.turns.length) return;
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   /** While the database keeps failing: the answers that waited long enough for their turns end. */
