@@ -20,6 +20,10 @@ export interface QuestionAssociationWeights {
   feedbackWordShare: number;
   /** The share of relevance that a memory saying what someone likes gains for a question about preferences. */
   cue: number;
+  /** The share of relevance that a memory opening with a name the question asks about gains (its subject). */
+  subject: number;
+  /** The share of relevance that a memory saying when ("last week") gains for a question about a time. */
+  time: number;
 }
 
 /**
@@ -34,5 +38,12 @@ export const DEFAULT_RANKING_WEIGHTS: RankingWeights = {
   recency: 0.2,
   recencyHalfLifeDays: 30,
   semanticShare: 0.5,
-  associations: { feedback: 0.15, feedbackMatches: 3, feedbackWordShare: 0.1, cue: 0.2 },
+  associations: {
+    feedback: 0.15,
+    feedbackMatches: 3,
+    feedbackWordShare: 0.1,
+    cue: 0.2,
+    subject: 0.4,
+    time: 0.2,
+  },
 };
