@@ -29,7 +29,7 @@ export interface QuestionAssociationWeights {
 /**
  * Measured with `BENCH_SUITES=weights npm run bench` (scenarios where the newer statement, the more
  * important fact, the relevant but unimportant or old memory must win): 0.8 / 0.3 / 0.2 and 30 days
- * got every question right; the former 0.6 / 0.3 / 0.1 lost 5 of 40 partial-match questions to
+ * get every question right; 0.6 / 0.3 / 0.1 loses 3 of 40 partial-match questions to
  * important memories sharing one word. LoCoMo (all importances and ages alike) does not move with them.
  */
 export const DEFAULT_RANKING_WEIGHTS: RankingWeights = {
