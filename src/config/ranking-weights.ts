@@ -20,12 +20,16 @@ export interface QuestionAssociationWeights {
   feedbackWordShare: number;
   /** The share of relevance that a memory saying what someone likes gains for a question about preferences. */
   cue: number;
+  /** The share of relevance that a memory opening with a name the question asks about gains (its subject). */
+  subject: number;
+  /** The share of relevance that a memory saying when ("last week") gains for a question about a time. */
+  time: number;
 }
 
 /**
  * Measured with `BENCH_SUITES=weights npm run bench` (scenarios where the newer statement, the more
  * important fact, the relevant but unimportant or old memory must win): 0.8 / 0.3 / 0.2 and 30 days
- * got every question right; the former 0.6 / 0.3 / 0.1 lost 5 of 40 partial-match questions to
+ * get every question right; 0.6 / 0.3 / 0.1 loses 3 of 40 partial-match questions to
  * important memories sharing one word. LoCoMo (all importances and ages alike) does not move with them.
  */
 export const DEFAULT_RANKING_WEIGHTS: RankingWeights = {
@@ -34,5 +38,12 @@ export const DEFAULT_RANKING_WEIGHTS: RankingWeights = {
   recency: 0.2,
   recencyHalfLifeDays: 30,
   semanticShare: 0.5,
-  associations: { feedback: 0.15, feedbackMatches: 3, feedbackWordShare: 0.1, cue: 0.2 },
+  associations: {
+    feedback: 0.15,
+    feedbackMatches: 3,
+    feedbackWordShare: 0.1,
+    cue: 0.2,
+    subject: 0.4,
+    time: 0.2,
+  },
 };

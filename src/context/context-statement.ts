@@ -105,7 +105,7 @@ export function contextStatement(
   if (!byId) values.push(profile.applicationId);
   const applicationParam = `$${values.length}::uuid`;
   const mode = vector ? `${vector.engine}-${vector.dimensions}` : 'words';
-  const name = `chat-context-v17-${byId ? 'id' : 'user'}-${mode}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`;
+  const name = `chat-context-v18-${byId ? 'id' : 'user'}-${mode}${wordScanLimit === WORD_SCAN_LIMIT ? '' : `-scan${wordScanLimit}`}`;
   const statementText = () => `WITH profile AS (${profileSql(profile, applicationParam)}),
        ${memoryCandidatesSql('(SELECT id FROM profile)', '$2', '$4::text[]', '$3', semantic, wordScanLimit)},
        standing_fingerprint AS MATERIALIZED (

@@ -116,3 +116,31 @@ describe('HeldMemoryCandidates linked memories', () => {
     expect(ranked.map((memory) => memory.id).slice(0, 2)).toEqual(['a', 'b']);
   });
 });
+
+describe('HeldMemoryCandidates word rarity', () => {
+  /** Days apart: no memory is another's neighbour in time. */
+  const onDay = (id: string, content: string, day: number) => {
+    const at = Date.UTC(2026, 0, 1) + day * 86_400_000;
+    return {
+      ...heldMemoryRow(id, content),
+      created_at: new Date(at).toISOString(),
+      created_us: String(at * 1000),
+    };
+  };
+
+  it('weighs words by their rarity in the profile: two in most of its memories weigh less than one in two', () => {
+    const held = HeldMemoryCandidates.from([
+      onDay('common', 'anna likes tea', 1),
+      onDay('rare', 'the kettle broke', 2),
+      onDay('rare-too', 'kettle is new', 3),
+      ...Array.from({ length: 4 }, (_, i) => onDay(`f${i}`, `anna drinks tea on day ${i}`, 10 + i)),
+    ])!;
+    const question = ['anna', 'tea', 'kettle'].map((word) => ({ unit: word, exact: word, stem: word }));
+    const byRank = held
+      .candidates(question, 10)
+      .sort((a, b) => b.textRank - a.textRank || a.id.localeCompare(b.id))
+      .map((memory) => memory.id);
+    // against a corpus of 10,000 memories, "anna" and "tea" (in 5 of these 7) weighed almost as much as "kettle"
+    expect(byRank.slice(0, 3)).toEqual(['rare', 'rare-too', 'common']);
+  });
+});

@@ -3,7 +3,7 @@ import {
   BM25_B,
   BM25_K1,
   COMMON_WORD_MEMORIES,
-  CORPUS_SIZE,
+  corpusSize,
   LINK_SHARE,
   LINK_WORD_MEMORIES,
   LINK_WORDS,
@@ -488,8 +488,10 @@ export class HeldMemoryCandidates {
     const postings = this.postings.get(lexeme);
     if (postings === undefined) return;
     const found = postings.length;
-    const df = found >= COMMON_WORD_MEMORIES ? CORPUS_SIZE / 2 : found;
-    const idf = Math.log(1 + (CORPUS_SIZE - df + 0.5) / (df + 0.5));
+    // the profile (superseded memories too) is the corpus, as in the SQL
+    const corpus = corpusSize(this.all.length);
+    const df = found >= COMMON_WORD_MEMORIES ? Math.max(COMMON_WORD_MEMORIES, Math.trunc(corpus / 2)) : found;
+    const idf = Math.log(1 + (corpus - df + 0.5) / (df + 0.5));
     let at = words.length;
     words.push({ unit, lexeme, idf, postings, selective: found < COMMON_WORD_MEMORIES });
     for (; at > first && words[at - 1].idf < idf; at--)

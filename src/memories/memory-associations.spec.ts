@@ -21,6 +21,8 @@ const withAssociations = (associations: Partial<RankingWeights['associations']>)
 });
 const noFeedback = withAssociations({ feedback: 0 });
 const noCue = withAssociations({ cue: 0 });
+const noSubject = withAssociations({ subject: 0 });
+const noTime = withAssociations({ time: 0 });
 const ids = (ranked: RankCandidate[]) => ranked.map((candidate) => candidate.id);
 
 /** Memories that do not match the question, each with words of its own (the feedback words' rarity is among candidates). */
@@ -111,5 +113,53 @@ describe('question cue: preferences', () => {
     expect(
       ids(rankMemories(candidates, now, DEFAULT_RANKING_WEIGHTS, 'When did Anna hear classical music?')),
     ).toEqual(['event', 'preference']);
+  });
+});
+
+describe('question cue: the subject', () => {
+  const candidates = [
+    memory('about', 'Anna: I painted the lake at sunrise', { textRank: 1 }),
+    // newer, with the same match: it names Anna only to speak to her
+    memory('addressed', 'Ben: Thanks, Anna! Did you paint it yourself?', {
+      textRank: 1,
+      createdAt: minutesAgo(1),
+    }),
+  ];
+
+  it('puts the memory that opens with a name the question asks about first', () => {
+    const asked = 'What did Anna paint?';
+    expect(ids(rankMemories(candidates, now, noSubject, asked))).toEqual(['addressed', 'about']);
+    expect(ids(rankMemories(candidates, now, DEFAULT_RANKING_WEIGHTS, asked))).toEqual([
+      'about',
+      'addressed',
+    ]);
+  });
+
+  it('leaves a question that names no one alone', () => {
+    expect(ids(rankMemories(candidates, now, DEFAULT_RANKING_WEIGHTS, 'What did she paint?'))).toEqual([
+      'addressed',
+      'about',
+    ]);
+  });
+});
+
+describe('question cue: time', () => {
+  const candidates = [
+    memory('dated', 'Anna: I painted the lake last week', { textRank: 1 }),
+    // newer, with the same match, but it does not say when
+    memory('undated', 'Anna: the lake painting hangs in my hall', { textRank: 1, createdAt: minutesAgo(1) }),
+  ];
+
+  it('puts the memory that says when first for a question about a time', () => {
+    const asked = 'When did Anna paint the lake?';
+    expect(ids(rankMemories(candidates, now, noTime, asked))).toEqual(['undated', 'dated']);
+    expect(ids(rankMemories(candidates, now, DEFAULT_RANKING_WEIGHTS, asked))).toEqual(['dated', 'undated']);
+  });
+
+  it('leaves other questions alone', () => {
+    expect(ids(rankMemories(candidates, now, DEFAULT_RANKING_WEIGHTS, 'What did Anna paint?'))).toEqual([
+      'undated',
+      'dated',
+    ]);
   });
 });

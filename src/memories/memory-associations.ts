@@ -1,5 +1,6 @@
 import stem from 'wink-porter2-stemmer';
 import type { QuestionAssociationWeights } from '../config/ranking-weights';
+import { namesIn } from './memory-candidates';
 
 /** What the association stage needs of a candidate: its text, and whether it matched the question itself. */
 export interface AssociationCandidate {
@@ -8,10 +9,16 @@ export interface AssociationCandidate {
   anchorId?: string | null;
 }
 
-/** What the association stage reads from a text: its words' stems (each once), and whether it says what someone likes. */
+/** What the association stage reads from a text. */
 export interface TextWords {
+  /** Its words' stems, each once. */
   stems: readonly string[];
+  /** Whether it says what someone likes. */
   preference: boolean;
+  /** Its first word in lower case: the subject of a statement ("Anna moved ...", "Anna (May 8): ..."). */
+  opening: string;
+  /** Whether it places something in time relative to when it was said ("yesterday", "last week"). */
+  dated: boolean;
 }
 
 /** Memories' texts remembered with what was read from them; past this the memory starts again. */
@@ -41,6 +48,17 @@ const STOP_WORDS = new Set(
 const PREFERENCE_WORDS =
   /\b(?:love[sd]?|loving|like[sd]?|enjoy(?:s|ed)?|favou?rite|fan|passion(?:ate)?|prefer(?:s|red)?|into|interested|dream|hobby|hobbies|always|never)\b/i;
 
+/** A question about a time ("when did ...", "how long ...", "what year ..."). */
+const ASKS_TIME = /\b(?:when|how long|what (?:year|month|day|date|time))\b/i;
+/**
+ * Words that place an event in time relative to when it was told: the answer to a question about a
+ * time is a memory that says when (a date the memory was stored with does not say it of the event).
+ */
+const TIME_WORDS =
+  /\b(?:yesterday|today|tonight|tomorrow|ago|recently|last|next|since|soon|weekend|week|month|year|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b/i;
+/** The first word of a text. */
+const OPENING_WORD = /^[^\p{L}\p{N}]*([\p{L}\p{N}]+)/u;
+
 /** "Would X like ...", "Is X likely to ...": a question about a preference or a trait, in two parts. */
 const SUPPOSING = /\b(?:would|likely|might|could)\b/i;
 const WANTING = /\b(?:like|enjoy|want|prefer|interested|be|consider|pursue)\b/i;
@@ -67,7 +85,12 @@ function stemOf(word: string): string {
 export function wordsOf(text: string): TextWords {
   const known = wordsByText.get(text);
   if (known) return known;
-  const words: TextWords = { stems: stemsOf(text), preference: PREFERENCE_WORDS.test(text) };
+  const words: TextWords = {
+    stems: stemsOf(text),
+    preference: PREFERENCE_WORDS.test(text),
+    opening: OPENING_WORD.exec(text)?.[1].toLowerCase() ?? '',
+    dated: TIME_WORDS.test(text),
+  };
   if (wordsByText.size >= REMEMBERED_TEXTS) wordsByText.clear();
   wordsByText.set(text, words);
   return words;
@@ -94,7 +117,12 @@ export function stemsOf(text: string): string[] {
  *   most: a memory that shares no word with the question but several with its best answers (the other
  *   half of a two-step answer) rises, below the question's own words;
  * - a question about a preference or trait ("would ... like", "is ... likely to") multiplies by
- *   1 + `cue` the relevance of memories that say what someone likes.
+ *   1 + `cue` the relevance of memories that say what someone likes;
+ * - a question naming someone (`namesIn`) multiplies by 1 + `subject` the relevance of memories that
+ *   open with one of its names: a statement opens with its subject, so "Anna: I painted a lake" is
+ *   about Anna, where "Thanks, Anna!" only speaks to her;
+ * - a question about a time ("when ...", "how long ...") multiplies by 1 + `time` the relevance of
+ *   memories that say when something happened relative to when they were said ("last week").
  * Words are compared by their Porter2 stems, so "painted" meets "painting".
  */
 export function associate(
@@ -112,6 +140,16 @@ export function associate(
   }
   if (weights.feedback > 0 && weights.feedbackMatches > 0) {
     feedback(candidates, new Set(stemsOf(question)), relevance, weights);
+  }
+  // after the feedback: they weigh what it added too
+  const time = weights.time > 0 && ASKS_TIME.test(question);
+  const names = weights.subject > 0 ? namesIn(question) : [];
+  if (time || names.length > 0) {
+    for (let i = 0; i < count; i++) {
+      const words = wordsOf(candidates[i].content ?? '');
+      if (time && words.dated) relevance[i] *= 1 + weights.time;
+      if (names.includes(words.opening)) relevance[i] *= 1 + weights.subject;
+    }
   }
 }
 

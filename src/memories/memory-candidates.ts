@@ -60,11 +60,18 @@ export const BM25_B = 0.75;
 /** A word in at least this many of a profile's memories is common: it scores, but does not select. */
 export const COMMON_WORD_MEMORIES = 1000;
 /**
- * The corpus size in word rarity (IDF). Counting a profile's memories cost more than the rest of the
- * query (a table scan under a generic plan, or 10,000 heap fetches), so every profile counts as this
- * large: the rarity of words relative to each other is kept.
+ * The corpus size in word rarity (IDF) of a profile of LINK_PROFILE_LIMIT memories or more. A smaller
+ * profile is its own corpus (its memories are counted up to that limit anyway), so a name in two
+ * thirds of its memories weighs next to nothing beside a rare word (against 10,000 memories it would
+ * weigh half as much). Counting all of a large profile's memories costs more than the rest of the
+ * query (a table scan under a generic plan, or 10,000 heap fetches), so it counts as this large.
  */
 export const CORPUS_SIZE = 10_000;
+
+/** The corpus of word rarity for a profile of `memories` memories (counted up to LINK_PROFILE_LIMIT). */
+export function corpusSize(memories: number): number {
+  return memories < LINK_PROFILE_LIMIT ? memories : CORPUS_SIZE;
+}
 
 /**
  * The CTEs that collect a profile's candidate memories for a question, ending in two sets:
@@ -79,10 +86,10 @@ export const CORPUS_SIZE = 10_000;
  * drops as stop words ("Will", "US") are found when written as names (`namesIn`). For each word, the
  * number of the profile's memories containing it is counted (through the (profile_id, search_vector)
  * index, up to COMMON_WORD_MEMORIES), so that a word in half the memories, such as a name, weighs
- * little and a rare one much (`ts_rank` has no such weighting). Memories are selected by the question's
- * uncommon words (by all of them when every word is common), at most MATCH_POOL, and scored by all of
- * its words, each counted once per memory (memories are short: counting repeats took 45% longer for
- * 0.004 of LoCoMo recall). The neighbours in time of the strongest matches, and the memories that share
+ * little and a rare one much against the profile's size (corpusSize; `ts_rank` has no such weighting).
+ * Memories are selected by the question's uncommon words (by all of them when every word is common), at
+ * most MATCH_POOL, and scored by all of its words, each counted once per memory (memories are short:
+ * counting repeats took 45% longer for 0.004 of LoCoMo recall). The neighbours in time of the strongest matches, and the memories that share
  * a rare word with them (linked), join with a share of their rank. The most important and the most
  * recent memories join the candidates whatever the words. Superseded memories are never candidates.
  * The cost is bounded by the caps, not by the size of the profile or the table.
@@ -119,12 +126,22 @@ export function memoryCandidatesSql(
       FROM lexemes w
       WHERE (SELECT n FROM profile_size) >= ${wordScanLimit}
     ),
+    -- the profile's memories counted up to LINK_PROFILE_LIMIT: below it, the profile is the corpus of
+    -- word rarity (corpusSize) and its memories are linked
+    link_profile_size AS MATERIALIZED (
+      SELECT count(*) AS n FROM (
+        SELECT 1 FROM memories m WHERE m.profile_id = ${profileId} LIMIT ${LINK_PROFILE_LIMIT}) AS counted
+    ),
+    corpus AS MATERIALIZED (
+      SELECT CASE WHEN n < ${LINK_PROFILE_LIMIT} THEN n ELSE ${CORPUS_SIZE} END AS n FROM link_profile_size
+    ),
     weighted AS MATERIALIZED (
       SELECT t.lexeme, quote_literal(t.lexeme)::tsquery AS word, t.df < ${COMMON_WORD_MEMORIES} AS selective,
-             -- a common word's count stopped at the cap: take it as in half the memories
-             ln(1 + (${CORPUS_SIZE} - d.df + 0.5) / (d.df + 0.5)) AS idf
-      FROM terms t,
-           LATERAL (SELECT CASE WHEN t.df >= ${COMMON_WORD_MEMORIES} THEN ${CORPUS_SIZE / 2} ELSE t.df END AS df) AS d
+             -- a common word's count stopped at the cap: take it as in half the memories, at least the cap
+             ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+      FROM terms t, corpus c,
+           LATERAL (SELECT CASE WHEN t.df >= ${COMMON_WORD_MEMORIES} THEN greatest(${COMMON_WORD_MEMORIES}, c.n / 2)
+                                ELSE t.df END AS df) AS d
       WHERE t.df > 0
     ),
     question AS (
@@ -175,10 +192,6 @@ export function memoryCandidatesSql(
     -- words of the strongest matches that few other memories have (a name, a place, a rare thing)
     -- link them to the memories that have them: the other half of a two-step answer, which shares no
     -- word with the question; these join with a share of their anchor's rank
-    link_profile_size AS MATERIALIZED (
-      SELECT count(*) AS n FROM (
-        SELECT 1 FROM memories m WHERE m.profile_id = ${profileId} LIMIT ${LINK_PROFILE_LIMIT}) AS counted
-    ),
     anchor_words AS MATERIALIZED (
       SELECT a.id AS anchor_id, a.text_rank, w.lexeme
       FROM anchors a,
