@@ -3,7 +3,7 @@ import { ServingLoad } from '../src/common/serving-load';
 import { MemoryTouches } from '../src/memories/memory-touches';
 import { CompletedTurn, TurnRecorder } from '../src/messages/turn-recorder';
 import { makeMemory, makeProfile } from './support/factories';
-import { useTestApp } from './support/test-app';
+import { TestApp, useTestApp } from './support/test-app';
 import { describeOn } from './support/databases';
 
 /** A completed turn of the profile with this user text (its request id), not to be learnt from. */
@@ -16,6 +16,46 @@ function completedTurn(profileId: string, text: string): CompletedTurn {
     requestId: text,
     traitOverrides: [],
   };
+}
+
+/**
+ * The user texts of each write of the app's TurnRecorder while `during` runs (and the background work it left),
+ * in order; `hold` can make a write (numbered from 1) wait before it reaches the database.
+ */
+async function writesDuring(
+  t: TestApp,
+  during: (writes: string[][]) => Promise<unknown>,
+  hold: (write: number) => Promise<void> = () => Promise.resolve(),
+): Promise<string[][]> {
+  const recorder = t.app.get(TurnRecorder);
+  type Insert = (rows: Array<{ content: string }>) => Promise<unknown>;
+  const writer = recorder as unknown as { insert: Insert };
+  const insert = writer.insert.bind(recorder);
+  const writes: string[][] = [];
+  const spy = jest.spyOn(writer, 'insert').mockImplementation(async (rows) => {
+    writes.push(rows.map((row) => row.content).filter((content) => content !== 'ok'));
+    await hold(writes.length);
+    return insert(rows);
+  });
+  try {
+    await during(writes);
+    await t.drain();
+  } finally {
+    spy.mockRestore();
+  }
+  return writes;
+}
+
+/** Turns whose answers end in separate callbacks of one turn of the event loop; resolves once all are stored. */
+function endInOneLoopTurn(recorder: TurnRecorder, profileId: string, texts: string[]): Promise<void[]> {
+  return Promise.all(
+    texts.map(
+      (text) =>
+        new Promise<void>((resolve) =>
+          setImmediate(() => void recorder.store(completedTurn(profileId, text)).then(resolve)),
+        ),
+    ),
+  );
 }
 
 /** Recording completed turns: never lost, never waiting on rows other chats hold, bounded in memory. */
@@ -87,29 +127,21 @@ describe('Turn recording under load', () => {
     const turn = (text: string) =>
       recorder.store(completedTurn(profile.id, text)).then(() => settled.push(text));
     // the first write is held until two more turns came
-    type Insert = (rows: Array<{ content: string }>) => Promise<unknown>;
-    const writer = recorder as unknown as { insert: Insert };
-    const insert = writer.insert.bind(recorder);
-    const writes: string[][] = [];
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const spy = jest.spyOn(writer, 'insert').mockImplementation(async (rows) => {
-      writes.push(rows.map((row) => row.content).filter((content) => content !== 'ok'));
-      if (writes.length === 1) await held;
-      return insert(rows);
-    });
-    try {
-      const first = turn('first');
-      while (writes.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-      const others = [turn('second'), turn('third')];
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(settled).toEqual([]); // the first write has not committed: no answer may end
-      release();
-      await Promise.all([first, ...others]);
-      await t.drain();
-    } finally {
-      spy.mockRestore();
-    }
+    const writes = await writesDuring(
+      t,
+      async (writes) => {
+        const first = turn('first');
+        while (writes.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+        const others = [turn('second'), turn('third')];
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(settled).toEqual([]); // the first write has not committed: no answer may end
+        release();
+        await Promise.all([first, ...others]);
+      },
+      (write) => (write === 1 ? held : Promise.resolve()),
+    );
     expect(writes).toEqual([['first'], ['second', 'third']]);
     expect(settled).toEqual(['first', 'second', 'third']);
   });
@@ -117,55 +149,30 @@ describe('Turn recording under load', () => {
   it('writes the turns of answers that end in one turn of the event loop together while others are in flight', async () => {
     const profile = await makeProfile(t, 'together-user');
     const recorder = t.app.get(TurnRecorder);
-    type Insert = (rows: Array<{ content: string }>) => Promise<unknown>;
-    const writer = recorder as unknown as { insert: Insert };
-    const insert = writer.insert.bind(recorder);
-    const writes: string[][] = [];
-    const spy = jest.spyOn(writer, 'insert').mockImplementation((rows) => {
-      writes.push(rows.map((row) => row.content).filter((content) => content !== 'ok'));
-      return insert(rows);
-    });
-    // three answers in flight; two end in separate callbacks of the same turn of the event loop
     const answers = [0, 1, 2].map(() => t.app.get(ServingLoad).begin());
     try {
-      const ended = (text: string) =>
-        new Promise<void>((resolve) =>
-          setImmediate(() => void recorder.store(completedTurn(profile.id, text)).then(resolve)),
-        );
-      await Promise.all([ended('together one'), ended('together two')]);
-      await t.drain();
+      const writes = await writesDuring(t, () =>
+        endInOneLoopTurn(recorder, profile.id, ['together one', 'together two']),
+      );
+      expect(writes).toEqual([['together one', 'together two']]);
     } finally {
       answers.forEach((answered) => answered());
-      spy.mockRestore();
     }
-    expect(writes).toEqual([['together one', 'together two']]);
   });
 
   it('writes a turn at once when no other answer is in flight', async () => {
     const profile = await makeProfile(t, 'alone-user');
     const recorder = t.app.get(TurnRecorder);
-    type Insert = (rows: Array<{ content: string }>) => Promise<unknown>;
-    const writer = recorder as unknown as { insert: Insert };
-    const insert = writer.insert.bind(recorder);
-    const writes: string[][] = [];
-    const spy = jest.spyOn(writer, 'insert').mockImplementation((rows) => {
-      writes.push(rows.map((row) => row.content).filter((content) => content !== 'ok'));
-      return insert(rows);
-    });
     const answered = t.app.get(ServingLoad).begin();
     try {
-      const ended = (text: string) =>
-        new Promise<void>((resolve) =>
-          setImmediate(() => void recorder.store(completedTurn(profile.id, text)).then(resolve)),
-        );
-      await Promise.all([ended('alone one'), ended('alone two')]);
-      await t.drain();
+      const writes = await writesDuring(t, () =>
+        endInOneLoopTurn(recorder, profile.id, ['alone one', 'alone two']),
+      );
+      // one answer in flight: its turn does not wait for the other's, which goes in the next write
+      expect(writes).toEqual([['alone one'], ['alone two']]);
     } finally {
       answered();
-      spy.mockRestore();
     }
-    // one answer in flight: its turn does not wait for the other's, which goes in the next write
-    expect(writes).toEqual([['alone one'], ['alone two']]);
   });
 
   it('stores a turn whose texts hold NUL characters or lone surrogates, as UTF-8 text can hold them', async () => {

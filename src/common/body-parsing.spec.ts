@@ -29,6 +29,30 @@ describe('jsonDepthExceeds', () => {
   });
 });
 
+/**
+ * jsonBodyParser on a real server in front of one route: `parsed` is given each parsed body and says
+ * what to answer; an error answers its code (and is told to `refused`).
+ */
+async function startParsingServer(
+  limit: number,
+  thread: JsonParseThread,
+  on: { parsed: (body: unknown) => unknown; refused?: (code: string) => void },
+): Promise<{ server: Server; port: number }> {
+  const app = express();
+  for (const handler of jsonBodyParser(limit, thread)) app.use(handler);
+  app.post('/', (req: Request, res: Response) => {
+    res.json(on.parsed(req.body));
+  });
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const code = error instanceof ApiError ? error.code : 'not_an_api_error';
+    on.refused?.(code);
+    res.status(error instanceof ApiError ? error.status : 500).json({ code });
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
 interface Outcome {
   status: number;
   body: unknown;
@@ -50,20 +74,13 @@ describe.each([
   const thread = new JsonParseThread(threadFromBytes);
 
   beforeAll(async () => {
-    const app = express();
-    for (const handler of jsonBodyParser(LIMIT, thread)) app.use(handler);
-    app.post('/', (req: Request, res: Response) => {
-      seen.push({ code: null });
-      res.json({ parsed: req.body as unknown });
-    });
-    app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-      const code = error instanceof ApiError ? error.code : 'not_an_api_error';
-      seen.push({ code });
-      res.status(error instanceof ApiError ? error.status : 500).json({ code });
-    });
-    server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    port = (server.address() as AddressInfo).port;
+    ({ server, port } = await startParsingServer(LIMIT, thread, {
+      parsed: (body) => {
+        seen.push({ code: null });
+        return { parsed: body };
+      },
+      refused: (code) => seen.push({ code }),
+    }));
   });
 
   afterAll(async () => {
@@ -185,18 +202,12 @@ describe('jsonBodyParser with a large body', () => {
   let port: number;
 
   beforeAll(async () => {
-    const app = express();
-    for (const handler of jsonBodyParser(4 * JSON_THREAD_BYTES, thread)) app.use(handler);
-    app.post('/', (req: Request, res: Response) => {
-      received = req.body;
-      res.json({});
-    });
-    app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-      res.status(error instanceof ApiError ? error.status : 500).json({ code: (error as ApiError).code });
-    });
-    server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    port = (server.address() as AddressInfo).port;
+    ({ server, port } = await startParsingServer(4 * JSON_THREAD_BYTES, thread, {
+      parsed: (body) => {
+        received = body;
+        return {};
+      },
+    }));
   });
 
   afterAll(async () => {

@@ -67,16 +67,17 @@ describe('HeldMemoryCandidates.updated', () => {
   });
 });
 
-describe('HeldMemoryCandidates linked memories', () => {
-  /** A memory said `day` days into 2026: days apart, no memory is another's neighbour in time. */
-  const onDay = (id: string, content: string, day: number) => {
-    const at = Date.UTC(2026, 0, 1) + day * 86_400_000;
-    return {
-      ...heldMemoryRow(id, content),
-      created_at: new Date(at).toISOString(),
-      created_us: String(at * 1000),
-    };
+/** A memory said `day` days into 2026: days apart, no memory is another's neighbour in time. */
+function onDay(id: string, content: string, day: number) {
+  const at = Date.UTC(2026, 0, 1) + day * 86_400_000;
+  return {
+    ...heldMemoryRow(id, content),
+    created_at: new Date(at).toISOString(),
+    created_us: String(at * 1000),
   };
+}
+
+describe('HeldMemoryCandidates linked memories', () => {
   const question = [
     { unit: 'maria', exact: 'maria', stem: 'maria' },
     { unit: 'adopted', exact: 'adopted', stem: 'adopted' },
@@ -118,16 +119,6 @@ describe('HeldMemoryCandidates linked memories', () => {
 });
 
 describe('HeldMemoryCandidates word rarity', () => {
-  /** Days apart: no memory is another's neighbour in time. */
-  const onDay = (id: string, content: string, day: number) => {
-    const at = Date.UTC(2026, 0, 1) + day * 86_400_000;
-    return {
-      ...heldMemoryRow(id, content),
-      created_at: new Date(at).toISOString(),
-      created_us: String(at * 1000),
-    };
-  };
-
   it('weighs words by their rarity in the profile: two in most of its memories weigh less than one in two', () => {
     const held = HeldMemoryCandidates.from([
       onDay('common', 'anna likes tea', 1),
