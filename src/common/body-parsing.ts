@@ -1,6 +1,7 @@
 import { HttpStatus } from '@nestjs/common';
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError } from './api-error';
+import { parseJsonBodyText } from './json-body-text';
 import { JsonBodyParseError, JsonParseThread } from './json-parse-thread';
 import { ChunkedUtf8Text, nextTask } from './text-slices';
 
@@ -66,7 +67,7 @@ function readDeclaredJson(req: Request, length: number, done: (error?: unknown) 
   const body = new ChunkedUtf8Text();
   const parse = (text: string) => {
     try {
-      req.body = parseStrictJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      req.body = parseJsonBodyText(text);
     } catch {
       return done({ type: 'entity.parse.failed' });
     }
@@ -162,14 +163,6 @@ function readDeclaredBody(
   req.on('aborted', onAborted);
   req.on('error', onAborted);
   req.on('close', onClose);
-}
-
-/** JSON whose first character other than white space opens an object or an array; nothing is `{}`. */
-function parseStrictJson(text: string): unknown {
-  if (text.length === 0) return {};
-  const first = /^[ \t\n\r]*(.|$)/s.exec(text)![1];
-  if (first !== '{' && first !== '[') throw new SyntaxError('not an object or array');
-  return JSON.parse(text);
 }
 
 /** The charset parameter of a Content-Type, lower-cased, or undefined when there is none. */

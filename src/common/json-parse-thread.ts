@@ -1,26 +1,21 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Worker } from 'node:worker_threads';
+import { parseJsonBodyText } from './json-body-text';
 
 /** Bodies of at least this many bytes are parsed on the thread: their parse would hold the event loop. */
 export const JSON_THREAD_BYTES = 1024 * 1024;
 
 /**
- * The thread's program: decodes the bytes (invalid ones as U+FFFD, as `Buffer.toString` does), drops a
- * byte order mark, and parses as `strict` body-parsing does: an object or an array, nothing as `{}`.
+ * The thread's program: decodes the bytes (invalid ones as U+FFFD, as `Buffer.toString` does) and reads
+ * them as a body is read on the event loop (parseJsonBodyText, whose source it carries).
  */
 const PROGRAM = `
 const { parentPort } = require('node:worker_threads');
+const parseJsonBodyText = ${parseJsonBodyText.toString()};
 parentPort.on('message', ({ id, bytes }) => {
   let value;
   try {
-    let text = Buffer.from(bytes).toString('utf8');
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    if (text.length === 0) value = {};
-    else {
-      const first = /^[ \\t\\n\\r]*(.|$)/s.exec(text)[1];
-      if (first !== '{' && first !== '[') throw new SyntaxError('not an object or array');
-      value = JSON.parse(text);
-    }
+    value = parseJsonBodyText(Buffer.from(bytes).toString('utf8'));
   } catch {
     parentPort.postMessage({ id, failed: true });
     return;

@@ -76,23 +76,23 @@ export function corpusSize(memories: number): number {
 /**
  * The CTEs that collect a profile's candidate memories for a question, ending in two sets:
  * `question_candidates (id, text_rank, vector_similarity, anchor_id)`, those the question brings, and
- * `standing` (whole rows with their versions), the most important and the most recent whatever the question (with no rank unless
- * the question brings them too); the pure `rankMemories` then orders them.
+ * `standing` (whole rows with their versions), the most important and the most recent whatever the
+ * question (with no rank unless the question brings them too); the pure `rankMemories` then orders them.
  *
- * Relevance is BM25 over PostgreSQL full text. A memory's vector holds its words both as English stems and
- * as written ('simple'); each word of the question is looked up both ways and counts once per memory,
- * with the rarity of its written form when the memory has that form, else of its stem. So a rare word
- * that shares its stem with common ones ("organization", "organ") weighs as rare, and names that English
- * drops as stop words ("Will", "US") are found when written as names (`namesIn`). For each word, the
- * number of the profile's memories containing it is counted (through the (profile_id, search_vector)
- * index, up to COMMON_WORD_MEMORIES), so that a word in half the memories, such as a name, weighs
- * little and a rare one much against the profile's size (corpusSize; `ts_rank` has no such weighting).
- * Memories are selected by the question's uncommon words (by all of them when every word is common), at
- * most MATCH_POOL, and scored by all of its words, each counted once per memory (memories are short:
- * counting repeats took 45% longer for 0.004 of LoCoMo recall). The neighbours in time of the strongest matches, and the memories that share
- * a rare word with them (linked), join with a share of their rank. The most important and the most
- * recent memories join the candidates whatever the words. Superseded memories are never candidates.
- * The cost is bounded by the caps, not by the size of the profile or the table.
+ * Relevance is BM25 over PostgreSQL full text. A memory's vector holds its words both as English stems
+ * and as written ('simple'); each word of the question is looked up both ways and counts once per
+ * memory, with the rarity of its written form when the memory has that form, else of its stem. So a rare
+ * word that shares its stem with common ones ("organization", "organ") weighs as rare, and names that
+ * English drops as stop words ("Will", "US") are found when written as names (`namesIn`). For each word,
+ * the number of the profile's memories containing it is counted (through the (profile_id, search_vector)
+ * index, up to COMMON_WORD_MEMORIES), so that a word in half the memories, such as a name, weighs little
+ * and a rare one much against the profile's size (corpusSize; `ts_rank` has no such weighting). Memories
+ * are selected by the question's uncommon words (by all of them when every word is common), at most
+ * MATCH_POOL, and scored by all of its words, each counted once per memory (memories are short: counting
+ * repeats took 45% longer for 0.004 of LoCoMo recall). The neighbours in time of the strongest matches,
+ * and the memories that share a rare word with them (linked), join with a share of their rank. The most
+ * important and the most recent memories join the candidates whatever the words. Superseded memories are
+ * never candidates. The cost is bounded by the caps, not by the size of the profile or the table.
  */
 export function memoryCandidatesSql(
   profileId: string,

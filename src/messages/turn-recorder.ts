@@ -70,16 +70,16 @@ interface QueuedTurn {
  * queue; one writer at a time writes every turn queued (up to MAX_TURNS_PER_WRITE) in one INSERT, and
  * the turns that come while it writes go together in its next one, so concurrent requests share their
  * commits; while other answers are in flight the writer also takes the turns that end in the same turn
- * of the event loop (see `gather`), never waiting on a clock. The promise `store` returns resolves when the turn's batch
- * has committed: the pipeline ends the answer (the last byte of a body, a stream's final event) only
- * then, so a turn whose complete answer the client received is stored even if the process dies the next
- * moment. The writer takes a single pooled connection, holds no lock but its own new rows (so it cannot
- * deadlock with anything), and a transient database failure (lost connection, pool timeout, lock
- * timeout) is retried with backoff, never dropped; while it lasts, an answer waits for its commit at
- * most TURN_COMMIT_WAIT_MS. When the queue is full, `roomForTurn` waits, so load slows down instead of
- * piling up in memory. `conversation.recorded` is emitted after each commit for each profile with
- * messages to extract, which starts extraction. A turn that cannot be stored for good (its profile was
- * deleted meanwhile) is logged and let go.
+ * of the event loop (see `gather`), never waiting on a clock. The promise `store` returns resolves when
+ * the turn's batch has committed: the pipeline ends the answer (the last byte of a body, a stream's
+ * final event) only then, so a turn whose complete answer the client received is stored even if the
+ * process dies the next moment. The writer takes a single pooled connection, holds no lock but its own
+ * new rows (so it cannot deadlock with anything), and a transient database failure (lost connection,
+ * pool timeout, lock timeout) is retried with backoff, never dropped; while it lasts, an answer waits
+ * for its commit at most TURN_COMMIT_WAIT_MS. When the queue is full, `roomForTurn` waits, so load slows
+ * down instead of piling up in memory. `conversation.recorded` is emitted after each commit for each
+ * profile with messages to extract, which starts extraction. A turn that cannot be stored for good (its
+ * profile was deleted meanwhile) is logged and let go.
  */
 @Injectable()
 export class TurnRecorder implements BeforeApplicationShutdown {
