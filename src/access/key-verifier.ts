@@ -19,11 +19,38 @@ interface Cached<T> {
   readAt: number;
 }
 
+/**
+ * Values read from the database and trusted for KEY_CACHE_MS. The requests that find an entry missing
+ * or stale while it is being read wait for that one read: under load every in-flight request meets
+ * the expiry together, and each reading again would send the same query dozens of times.
+ */
+class TrustedReads<T> {
+  private readonly held = new Map<string, Cached<T>>();
+  private readonly reading = new Map<string, Promise<T>>();
+
+  get(id: string, read: () => Promise<T>): Promise<T> {
+    const now = Date.now();
+    const held = this.held.get(id);
+    if (held !== undefined && now - held.readAt < KEY_CACHE_MS) return Promise.resolve(held.value);
+    const underWay = this.reading.get(id);
+    if (underWay !== undefined) return underWay;
+    const reading = read()
+      .then((value) => {
+        if (this.held.size >= MAX_CACHED) this.held.clear();
+        this.held.set(id, { value, readAt: now });
+        return value;
+      })
+      .finally(() => this.reading.delete(id));
+    this.reading.set(id, reading);
+    return reading;
+  }
+}
+
 /** Checks application keys and finds applications, each read from the database at most every KEY_CACHE_MS. */
 @Injectable()
 export class KeyVerifier {
-  private readonly keys = new Map<string, Cached<VerifiableApiKey | null>>();
-  private readonly applications = new Map<string, Cached<StoredApplication | null>>();
+  private readonly keys = new TrustedReads<VerifiableApiKey | null>();
+  private readonly applications = new TrustedReads<StoredApplication | null>();
   private readonly touched = new Map<string, number>();
 
   constructor(
@@ -36,7 +63,7 @@ export class KeyVerifier {
   async verify(token: string): Promise<VerifiableApiKey | null> {
     const prefix = keyPrefixOf(token);
     if (prefix === null) return null;
-    const key = await this.cached(this.keys, prefix, () => this.keysRepository.findByPrefix(prefix));
+    const key = await this.keys.get(prefix, () => this.keysRepository.findByPrefix(prefix));
     if (key === null || !matchesHash(token, key.secretHash)) return null;
     if (key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt.getTime() <= Date.now()))
       return null;
@@ -45,17 +72,7 @@ export class KeyVerifier {
   }
 
   application(idOrName: string): Promise<StoredApplication | null> {
-    return this.cached(this.applications, idOrName, () => this.applicationsRepository.find(idOrName));
-  }
-
-  private async cached<T>(cache: Map<string, Cached<T>>, id: string, read: () => Promise<T>): Promise<T> {
-    const now = Date.now();
-    const held = cache.get(id);
-    if (held !== undefined && now - held.readAt < KEY_CACHE_MS) return held.value;
-    const value = await read();
-    if (cache.size >= MAX_CACHED) cache.clear();
-    cache.set(id, { value, readAt: now });
-    return value;
+    return this.applications.get(idOrName, () => this.applicationsRepository.find(idOrName));
   }
 
   private noteUse(keyId: string): void {
