@@ -217,15 +217,19 @@ describe('jsonBodyParser with a large body', () => {
 
   function post(
     body: Buffer,
+    how: 'declared' | 'chunked' | 'gzip' = 'declared',
   ): Promise<{ status: number; body: { length?: number; same?: string; code?: string } }> {
+    const sent = how === 'gzip' ? gzipSync(body) : body;
+    const framing: Record<string, string> =
+      how === 'chunked'
+        ? { 'transfer-encoding': 'chunked' }
+        : {
+            'content-length': String(sent.length),
+            ...(how === 'gzip' ? { 'content-encoding': 'gzip' } : {}),
+          };
     return new Promise((resolve, reject) => {
       const req = httpRequest(
-        {
-          port,
-          method: 'POST',
-          path: '/',
-          headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
-        },
+        { port, method: 'POST', path: '/', headers: { 'content-type': 'application/json', ...framing } },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -235,28 +239,45 @@ describe('jsonBodyParser with a large body', () => {
         },
       );
       req.on('error', reject);
-      req.end(body);
+      req.end(sent);
     });
   }
 
-  it('is parsed off the event loop: JSON.parse never sees it there, and the value is the same', async () => {
-    const content = `\uFEFF "quoted" é😀 \ud800 ${'words and more words '.repeat(JSON_THREAD_BYTES / 20)}`;
-    const text = JSON.stringify({ model: 'm', messages: [{ role: 'user', content }] });
-    const parse = jest.spyOn(JSON, 'parse');
-    try {
-      const answer = await post(Buffer.from(`\uFEFF${text}`));
-      expect(answer.status).toBe(200);
-      expect(JSON.stringify(received) === text).toBe(true);
-      expect(parse.mock.calls.some(([parsed]) => parsed.length >= JSON_THREAD_BYTES)).toBe(false);
-    } finally {
-      parse.mockRestore();
-    }
-  });
+  it.each(['declared', 'chunked', 'gzip'] as const)(
+    'is parsed off the event loop (%s): JSON.parse never sees it there, and the value is the same',
+    async (how) => {
+      const content = `\uFEFF "quoted" é😀 \ud800 ${'words and more words '.repeat(JSON_THREAD_BYTES / 20)}`;
+      const text = JSON.stringify({ model: 'm', messages: [{ role: 'user', content }] });
+      received = undefined;
+      const parse = jest.spyOn(JSON, 'parse');
+      try {
+        const answer = await post(Buffer.from(`\uFEFF${text}`), how);
+        expect(answer.status).toBe(200);
+        expect(JSON.stringify(received) === text).toBe(true);
+        expect(parse.mock.calls.some(([parsed]) => parsed.length >= JSON_THREAD_BYTES)).toBe(false);
+      } finally {
+        parse.mockRestore();
+      }
+    },
+  );
 
   it('refuses a large body that is not JSON, or not an object, as a small one', async () => {
     const words = 'x'.repeat(JSON_THREAD_BYTES);
     for (const text of [`{"a":"${words}"`, `"${words}"`, ` ${words}`]) {
-      expect(await post(Buffer.from(text))).toEqual({ status: 400, body: { code: 'invalid_json' } });
+      for (const how of ['declared', 'chunked'] as const) {
+        expect(await post(Buffer.from(text), how)).toEqual({ status: 400, body: { code: 'invalid_json' } });
+      }
     }
+  });
+});
+
+describe('JsonParseThread', () => {
+  const thread = new JsonParseThread(1);
+  afterAll(() => thread.onModuleDestroy());
+
+  it('copies bytes that are a view into a larger buffer, and leaves that buffer as it was', async () => {
+    const whole = Buffer.from('xx{"a":1}yy');
+    await expect(thread.parse(whole.subarray(2, 9))).resolves.toEqual({ a: 1 });
+    expect(whole.toString()).toBe('xx{"a":1}yy');
   });
 });

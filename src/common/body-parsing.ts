@@ -18,18 +18,29 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
  * (readDeclaredJson); every other one goes to body-parser (`express.json`), which inflates compressed
  * bodies, reads chunked ones, and reads off the rest of a body over the limit before its 413. Both
  * give the same body and the same errors (a test sends each body both ways). A body large enough for
- * `thread` to want it is parsed there.
+ * `thread` to want it is parsed there, whichever way it came: body-parser hands its bytes over before
+ * its own parse (from `verify`, its one hook between reading a body and parsing it).
  */
 export function jsonBodyParser(limitBytes: number, thread: JsonParseThread): RequestHandler[] {
-  const parseJson = express.json({ limit: limitBytes, strict: true, type: isJsonContentType });
+  const parseJson = express.json({
+    limit: limitBytes,
+    strict: true,
+    type: isJsonContentType,
+    verify: (_req, _res, body) => {
+      if (thread.wants(body.length)) throw new BodyForThread(body);
+    },
+  });
   return [
     (req: Request, _res: Response, next: NextFunction) => next(checkCharset(req)),
     (req: Request, res: Response, next: NextFunction) => {
       const done = (error?: unknown) =>
         next(error === undefined ? undefined : toParseError(error, limitBytes));
       const length = declaredLengthWithin(req, limitBytes);
-      if (length === null) parseJson(req, res, done);
-      else if (thread.wants(length)) readDeclaredJsonOnThread(req, length, thread, done);
+      if (length === null) {
+        parseJson(req, res, (error?: unknown) =>
+          error instanceof BodyForThread ? parseOnThread(req, error.bytes, thread, done) : done(error),
+        );
+      } else if (thread.wants(length)) readDeclaredJsonOnThread(req, length, thread, done);
       else readDeclaredJson(req, length, done);
     },
     (req: Request, _res: Response, next: NextFunction) => next(checkParsedBody(req)),
@@ -103,21 +114,36 @@ function readDeclaredJsonOnThread(
     length,
     (chunk, offset) => bytes.set(chunk, offset),
     done,
-    () => {
-      thread.parse(bytes).then(
-        (value) => {
-          req.body = value;
-          done();
-        },
-        (error: unknown) =>
-          done(
-            error instanceof JsonBodyParseError
-              ? { type: 'entity.parse.failed' }
-              : { type: 'thread.failed', error },
-          ),
-      );
-    },
+    () => parseOnThread(req, bytes, thread, done),
   );
+}
+
+/** The body in `bytes` (handed over) parsed on `thread` into `req.body`, with body-parser's error types. */
+function parseOnThread(
+  req: Request,
+  bytes: Uint8Array,
+  thread: JsonParseThread,
+  done: (error?: unknown) => void,
+): void {
+  thread.parse(bytes).then(
+    (value) => {
+      req.body = value;
+      done();
+    },
+    (error: unknown) =>
+      done(
+        error instanceof JsonBodyParseError
+          ? { type: 'entity.parse.failed' }
+          : { type: 'thread.failed', error },
+      ),
+  );
+}
+
+/** body-parser's bytes of a body that `thread` parses, thrown from its `verify` hook to skip its parse. */
+class BodyForThread extends Error {
+  constructor(readonly bytes: Buffer) {
+    super('parsed on the JSON parsing thread');
+  }
 }
 
 /**

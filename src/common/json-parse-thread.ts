@@ -58,13 +58,18 @@ export class JsonParseThread implements OnModuleDestroy {
     return bytes >= this.fromBytes;
   }
 
-  /** The value of the JSON in `bytes`, whose buffer is handed over (unusable here afterwards). */
+  /**
+   * The value of the JSON in `bytes`. Bytes that are the whole of their buffer are handed over (unusable
+   * here afterwards); a view into a larger buffer (a pooled Buffer's) is copied, the buffer left as it is.
+   */
   async parse(bytes: Uint8Array): Promise<unknown> {
     const worker = this.started();
     const id = this.nextId++;
+    const own =
+      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
     return await new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, bytes }, [bytes.buffer as ArrayBuffer]);
+      worker.postMessage({ id, bytes: own }, [own.buffer as ArrayBuffer]);
     });
   }
 
