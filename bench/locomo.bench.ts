@@ -6,21 +6,21 @@ import { callService, injectedMemoryIds, mean } from './service-http';
 export const LOCOMO_PATH =
   process.env.LOCOMO_PATH ?? join(__dirname, '..', '..', '..', 'shared', 'data', 'locomo-dev.json');
 
-const CATEGORY_NAMES: Record<number, string> = {
+export const CATEGORY_NAMES: Record<number, string> = {
   1: 'multi-hop',
   2: 'temporal',
   3: 'open-domain',
   4: 'single-hop',
 };
-const ADVERSARIAL = 5;
+export const ADVERSARIAL = 5;
 
-interface LocomoTurn {
+export interface LocomoTurn {
   speaker: string;
   dia_id: string;
   text: string;
 }
 
-interface LocomoSample {
+export interface LocomoSample {
   sample_id: string;
   conversation: Record<string, unknown>;
   qa: Array<{ question: string; evidence: string[]; category: number }>;
@@ -113,11 +113,11 @@ export function locomoTurnTexts(): string[] {
   return samples.flatMap((sample) => [...turnsOf(sample)].map(memoryContent));
 }
 
-function memoryContent({ turn, when }: { turn: LocomoTurn; when: string }): string {
+export function memoryContent({ turn, when }: { turn: LocomoTurn; when: string }): string {
   return `${turn.speaker} (${when}): ${turn.text}`;
 }
 
-function* turnsOf(sample: LocomoSample): Generator<{ turn: LocomoTurn; when: string }> {
+export function* turnsOf(sample: LocomoSample): Generator<{ turn: LocomoTurn; when: string }> {
   const sessions = Object.keys(sample.conversation)
     .map((key) => /^session_(\d+)$/.exec(key))
     .filter((match): match is RegExpExecArray => match !== null)

@@ -24,6 +24,11 @@ export interface QuestionAssociationWeights {
   subject: number;
   /** The share of relevance that a memory saying when ("last week") gains for a question about a time. */
   time: number;
+  /**
+   * The share of relevance that a memory found next to or linked to a match loses for a question about
+   * several things of a kind ("what books ..."), whose answers are matches of their own.
+   */
+  several: number;
 }
 
 /**
@@ -45,5 +50,6 @@ export const DEFAULT_RANKING_WEIGHTS: RankingWeights = {
     cue: 0.2,
     subject: 0.4,
     time: 0.2,
+    several: 0.2,
   },
 };

@@ -1,6 +1,6 @@
 import { sortShort } from '../common/sort-short';
 import type { QuestionUnit } from '../memories/held-memory-candidates';
-import { MAX_NAMES, MAX_QUESTION_WORDS } from '../memories/memory-candidates';
+import { MAX_NAMES, MAX_QUESTION_WORDS, STOP_WORDS } from '../memories/memory-candidates';
 
 /** Words remembered with their stem; past this the memory starts again. */
 const REMEMBERED_WORDS = 50_000;
@@ -86,7 +86,8 @@ export class QuestionWords {
 
 /**
  * A plain question's words in lower case (repeats included, in order) and its names as namesIn finds
- * them, read in one pass over its characters; null when it is not plain text for the parser.
+ * them (a capitalised word opening a sentence is one unless a stop word or a negation's first part),
+ * read in one pass over its characters; null when it is not plain text for the parser.
  */
 function readPlain(text: string): { words: string[]; names: string[] } | null {
   if (!PLAIN_TEXT.test(text) || UNSAFE_FULL_STOP.test(text)) return null;
@@ -113,7 +114,7 @@ function readPlain(text: string): { words: string[]; names: string[] } | null {
       capital &&
       written.length >= 2 &&
       names.length < MAX_NAMES &&
-      (!opensSentence || written === written.toUpperCase()) &&
+      (!opensSentence || written === written.toUpperCase() || !(STOP_WORDS.has(word) || negation(text, i))) &&
       !names.includes(word)
     ) {
       names.push(word);
@@ -121,6 +122,15 @@ function readPlain(text: string): { words: string[]; names: string[] } | null {
     opensSentence = false;
   }
   return { words, names };
+}
+
+/** Whether `'t` and no more letters follow position `at` ("Don" of "Don't"), as namesIn reads a negation. */
+function negation(text: string, at: number): boolean {
+  return (
+    text[at] === "'" &&
+    (text[at + 1] === 't' || text[at + 1] === 'T') &&
+    !(at + 2 < text.length && isAsciiLetterOrDigit(text.charCodeAt(at + 2)))
+  );
 }
 
 function isAsciiLetterOrDigit(code: number): boolean {

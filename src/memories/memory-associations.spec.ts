@@ -1,5 +1,5 @@
 import { DEFAULT_RANKING_WEIGHTS, type RankingWeights } from '../config/ranking-weights';
-import { asksPreference, stemsOf } from './memory-associations';
+import { asksPreference, asksSeveral, stemsOf } from './memory-associations';
 import { RankCandidate, rankMemories } from './memory-ranking';
 
 const now = new Date('2026-11-21T12:00:00Z');
@@ -23,6 +23,7 @@ const noFeedback = withAssociations({ feedback: 0 });
 const noCue = withAssociations({ cue: 0 });
 const noSubject = withAssociations({ subject: 0 });
 const noTime = withAssociations({ time: 0 });
+const noSeveral = withAssociations({ several: 0 });
 const ids = (ranked: RankCandidate[]) => ranked.map((candidate) => candidate.id);
 
 /** Memories that do not match the question, each with words of its own (the feedback words' rarity is among candidates). */
@@ -135,6 +136,15 @@ describe('question cue: the subject', () => {
     ]);
   });
 
+  it('takes a name that opens the question for its subject', () => {
+    const asked = 'Anna said she painted something: what?';
+    expect(ids(rankMemories(candidates, now, noSubject, asked))).toEqual(['addressed', 'about']);
+    expect(ids(rankMemories(candidates, now, DEFAULT_RANKING_WEIGHTS, asked))).toEqual([
+      'about',
+      'addressed',
+    ]);
+  });
+
   it('leaves a question that names no one alone', () => {
     expect(ids(rankMemories(candidates, now, DEFAULT_RANKING_WEIGHTS, 'What did she paint?'))).toEqual([
       'addressed',
@@ -160,6 +170,54 @@ describe('question cue: time', () => {
     expect(ids(rankMemories(candidates, now, DEFAULT_RANKING_WEIGHTS, 'What did Anna paint?'))).toEqual([
       'undated',
       'dated',
+    ]);
+  });
+});
+
+describe('question cue: several things of a kind', () => {
+  const question = 'What books has Anna read?';
+  const candidates = [
+    memory('first', 'Anna: I read books by Ursula Le Guin', { textRank: 2 }),
+    // said next to the first match: it shares its rank (0.7 of it) but names no book
+    memory('next-to-first', 'Anna: the library closes early on Sundays', {
+      textRank: 1.4,
+      anchorId: 'first',
+    }),
+    // a second answer of its own, matched by fewer of the question's words
+    memory('second', 'Anna: finished two books on the train', { textRank: 1.3 }),
+    ...others,
+  ];
+
+  it('reads a plural after the question word as a question about several things', () => {
+    expect(asksSeveral(question)).toBe(true);
+    expect(asksSeveral('Which cities has Anna visited?')).toBe(true);
+    expect(asksSeveral('What are some changes Anna has faced?')).toBe(true);
+    expect(asksSeveral('What musical artists/bands has Anna seen?')).toBe(true);
+    expect(asksSeveral('What does Anna do on hikes?')).toBe(false);
+    expect(asksSeveral("What is Anna's job?")).toBe(false);
+    expect(asksSeveral('What class did Anna take?')).toBe(false);
+    expect(asksSeveral('When did Anna read it?')).toBe(false);
+  });
+
+  it('puts a second match above the neighbour of the first for a question about several things', () => {
+    expect(ids(rankMemories(candidates, now, noSeveral, question)).slice(0, 3)).toEqual([
+      'first',
+      'next-to-first',
+      'second',
+    ]);
+    expect(ids(rankMemories(candidates, now, DEFAULT_RANKING_WEIGHTS, question)).slice(0, 3)).toEqual([
+      'first',
+      'second',
+      'next-to-first',
+    ]);
+  });
+
+  it('leaves a question about one thing alone', () => {
+    const one = 'What book has Anna read?';
+    expect(ids(rankMemories(candidates, now, DEFAULT_RANKING_WEIGHTS, one)).slice(0, 3)).toEqual([
+      'first',
+      'next-to-first',
+      'second',
     ]);
   });
 });

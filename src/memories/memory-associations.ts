@@ -1,6 +1,6 @@
 import stem from 'wink-porter2-stemmer';
 import type { QuestionAssociationWeights } from '../config/ranking-weights';
-import { namesIn } from './memory-candidates';
+import { namesIn, STOP_WORDS } from './memory-candidates';
 
 /** What the association stage needs of a candidate: its text, and whether it matched the question itself. */
 export interface AssociationCandidate {
@@ -30,20 +30,6 @@ const LONGEST_WORD = 64;
 const wordsByText = new Map<string, TextWords>();
 const stemByWord = new Map<string, string>();
 
-/** English words too common to say what a text is about, with the fillers of chat ("yeah", "wow", "thanks"). */
-const STOP_WORDS = new Set(
-  `a about above after again against all also am an and any are as at be because been before being below
-  between both but by can could did do does doing down during each few for from further get got had has
-  have having he her here hers herself him himself his how i if in into is it its itself just me more most
-  my myself no nor not now of off on once one only or other our ours ourselves out over own same she
-  should so some such than that the their theirs them themselves then there these they this those through
-  to too under until up very was we were what when where which while who whom why will with would you
-  your yours yourself yourselves yeah oh wow hey thanks thank really like just go going lot much many
-  well sure i'm i've i'd i'll it's that's what's you're you've we're they're don't can't didn't isn't`.split(
-    /\s+/,
-  ),
-);
-
 /** Words that say what someone likes, or is like. */
 const PREFERENCE_WORDS =
   /\b(?:love[sd]?|loving|like[sd]?|enjoy(?:s|ed)?|favou?rite|fan|passion(?:ate)?|prefer(?:s|red)?|into|interested|dream|hobby|hobbies|always|never)\b/i;
@@ -68,6 +54,30 @@ export function asksPreference(question: string): boolean {
   // two searches, each once over the text (one pattern with `.*` between them goes back over it)
   const supposing = SUPPOSING.exec(question);
   return supposing !== null && WANTING.test(question.slice(supposing.index + supposing[0].length));
+}
+
+/**
+ * "What books ...", "which cities ...", "what are some changes ...": the (at most three) words that
+ * follow the question word, one of which names what is asked about.
+ */
+const ASKED_KIND =
+  /\b(?:what|which)\s+(?:(?:are|were)\s+(?:(?:some|the)\s+)?)?([\p{L}\p{N}'’-]+(?:[\s/]+[\p{L}\p{N}'’-]+){0,2})/iu;
+/** A plural: a word of four letters or more ending in s, but not in ss or us ("class", "status"). */
+const PLURAL = /^[\p{L}'’-]{2,}[^su'’]s$/u;
+
+/**
+ * Whether the question asks about several things of a kind ("what books has Anna read?", "which
+ * cities ...", "what are some changes ..."): a plural among the words after its question word, before
+ * any stop word ("what does ...", "what is ..." ask about one thing).
+ */
+export function asksSeveral(question: string): boolean {
+  const kind = ASKED_KIND.exec(question);
+  if (kind === null) return false;
+  for (const word of kind[1].toLowerCase().split(/[\s/]+/)) {
+    if (STOP_WORDS.has(word)) return false;
+    if (PLURAL.test(word)) return true;
+  }
+  return false;
 }
 
 /** A lower-case word's Porter2 (Snowball English) stem; a number is its own. */
@@ -122,7 +132,10 @@ export function stemsOf(text: string): string[] {
  *   open with one of its names: a statement opens with its subject, so "Anna: I painted a lake" is
  *   about Anna, where "Thanks, Anna!" only speaks to her;
  * - a question about a time ("when ...", "how long ...") multiplies by 1 + `time` the relevance of
- *   memories that say when something happened relative to when they were said ("last week").
+ *   memories that say when something happened relative to when they were said ("last week");
+ * - a question about several things of a kind (`asksSeveral`: "what books ...") multiplies by
+ *   1 - `several` the relevance of memories found next to or linked to a match (anchored): its answers
+ *   are several matches of their own, which the neighbours of the strongest one would crowd out.
  * Words are compared by their Porter2 stems, so "painted" meets "painting".
  */
 export function associate(
@@ -137,6 +150,9 @@ export function associate(
     for (let i = 0; i < count; i++) {
       if (wordsOf(candidates[i].content ?? '').preference) relevance[i] *= 1 + weights.cue;
     }
+  }
+  if (weights.several > 0 && asksSeveral(question)) {
+    for (let i = 0; i < count; i++) if (candidates[i].anchorId) relevance[i] *= 1 - weights.several;
   }
   if (weights.feedback > 0 && weights.feedbackMatches > 0) {
     feedback(candidates, new Set(stemsOf(question)), relevance, weights);

@@ -11,6 +11,12 @@ describe('namesIn', () => {
     expect(namesIn('Where did I go?\nWhat did I see')).toEqual([]);
   });
 
+  it('takes a capitalised word that opens a sentence for a name unless it is a stop word or a negation', () => {
+    expect(namesIn('Caroline said she would call. When?')).toEqual(['caroline']);
+    expect(namesIn("Melanie's kids: what do they like? Anna knows")).toEqual(['melanie', 'anna']);
+    expect(namesIn("Don't forget what Anna said. Wouldn't she come?")).toEqual(['anna']);
+  });
+
   it('reads letters of any script and keeps each name once', () => {
     expect(namesIn('Was hat Zoë über Zoë gesagt?')).toEqual(['zoë']);
     expect(namesIn('')).toEqual([]);

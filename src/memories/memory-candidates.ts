@@ -370,12 +370,31 @@ function nearestSql(profileId: string, perSource: string, semantic: SemanticPara
     )`;
 }
 
+/** English words too common to say what a text is about, with the fillers of chat ("yeah", "wow", "thanks"). */
+export const STOP_WORDS = new Set(
+  `a about above after again against all also am an and any are as at be because been before being below
+  between both but by can could did do does doing down during each few for from further get got had has
+  have having he her here hers herself him himself his how i if in into is it its itself just me more most
+  my myself no nor not now of off on once one only or other our ours ourselves out over own same she
+  should so some such than that the their theirs them themselves then there these they this those through
+  to too under until up very was we were what when where which while who whom why will with would you
+  your yours yourself yourselves yeah oh wow hey thanks thank really like just go going lot much many
+  well sure i'm i've i'd i'll it's that's what's you're you've we're they're don't can't didn't isn't`.split(
+    /\s+/,
+  ),
+);
+
 /** Most name-like words of a question looked up as written. */
 export const MAX_NAMES = 32;
 
+/** What follows the first part of a negation ("Don" of "Don't"). */
+const NEGATION = /^['’][tT](?![\p{L}\p{N}])/u;
+
 /**
- * Words of the question written as names or acronyms, lowercased: capitalised but not opening a
- * sentence, or in capitals. Single letters ("I") are not names.
+ * Words of the question written as names or acronyms, lowercased: capitalised, or in capitals. A
+ * capitalised word that opens a sentence is a name unless it is a stop word ("What", "When", "Would")
+ * or the first part of a negation ("Don't", "Wouldn't"): "Anna said ..." names Anna. Single letters
+ * ("I") are not names. QuestionWords reads names the same way.
  */
 export function namesIn(question: string): string[] {
   const names = new Set<string>();
@@ -385,7 +404,14 @@ export function namesIn(question: string): string[] {
     const opensSentence = previousEnd === 0 || /[.!?\n]/.test(question.slice(previousEnd, match.index));
     previousEnd = match.index + word.length;
     if (word.length < 2 || !/^\p{Lu}/u.test(word)) continue;
-    if (word === word.toUpperCase() || !opensSentence) names.add(word.toLowerCase());
+    const lower = word.toLowerCase();
+    if (
+      word === word.toUpperCase() ||
+      !opensSentence ||
+      !(STOP_WORDS.has(lower) || NEGATION.test(question.slice(previousEnd, previousEnd + 3)))
+    ) {
+      names.add(lower);
+    }
     if (names.size >= MAX_NAMES) break;
   }
   return [...names];
