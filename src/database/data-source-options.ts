@@ -80,7 +80,7 @@ export function buildDataSourceOptions(
   }
   return {
     ...base,
-    extra: { ...embeddedPgOptions(target.embedded.pglite), max: 1, idleTimeoutMillis: 0, ...clientClass },
+    extra: { ...embeddedPgOptions(target.embedded.thread), max: 1, idleTimeoutMillis: 0, ...clientClass },
     connectTimeoutMS: acquireTimeoutMs,
   };
 }
