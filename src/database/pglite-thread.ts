@@ -31,7 +31,7 @@ async function run(op, args) {
   if (op === 'open') {
     pglite = await PGlite.create({
       dataDir: args.dataDir,
-      loadDataDir: args.template && new Blob([args.template]),
+      loadDataDir: args.template,
       extensions: { btree_gin, vector },
       pgliteWasmModule: args.pgliteWasmModule,
       initdbWasmModule: args.initdbWasmModule,
@@ -133,8 +133,8 @@ export class PgliteThread {
   private nextId = 0;
   /** Why the thread is unusable: closed, or dead. */
   private lost: Error | undefined;
-  /** Requests wait for this, so that none reaches the thread before its database is opened. */
-  private readonly openSent: Promise<void>;
+  /** Settles when the opening is over: requests wait for it, so none reaches the thread before. */
+  private readonly opening: Promise<void>;
 
   constructor(options: PgliteThreadOptions) {
     this.worker = new Worker(PROGRAM, { eval: true, workerData: { modules: modulePaths() } });
@@ -147,14 +147,13 @@ export class PgliteThread {
     });
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => this.fail(new Error(`the embedded database's thread exited (${code})`)));
-    // the thread stays referenced until the database is open: nothing else may keep the process alive
-    const opened = Promise.all([compiledPglite(), options.template?.arrayBuffer()]).then(
-      ([wasm, template]) => {
-        const args = { dataDir: options.dataDir, template, sessionSql: options.sessionSql, ...wasm };
-        return this.post('open', args, template ? [template] : []);
-      },
+    // the thread stays referenced until the database is open: nothing else may keep the process alive.
+    // The template (a Blob) goes to the thread without a copy of its bytes.
+    const { dataDir, template, sessionSql } = options;
+    const opened = compiledPglite().then((wasm) =>
+      this.post('open', { dataDir, template, sessionSql, ...wasm }, []),
     );
-    this.openSent = opened.then(
+    this.opening = opened.then(
       () => undefined,
       (error: Error) => {
         this.lost ??= error;
@@ -206,7 +205,7 @@ export class PgliteThread {
   }
 
   private async request(op: string, args: unknown, transfer: ArrayBuffer[]): Promise<unknown> {
-    await this.openSent;
+    await this.opening;
     return await this.post(op, args, transfer);
   }
 
