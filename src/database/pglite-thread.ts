@@ -103,7 +103,7 @@ function compiledPglite(): Promise<CompiledPglite> {
   return compiled;
 }
 
-/** Messages at least this long are handed over to the thread; shorter ones are copied (see send). */
+/** Messages at least this long are handed over to the thread; shorter ones are copied (see execProtocol). */
 const HAND_OVER_BYTES = 64 * 1024;
 
 export interface PgliteThreadOptions {
