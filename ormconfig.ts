@@ -19,7 +19,7 @@ const dataSource = new DataSource({
 });
 
 if (embedded) {
-  // An open PGlite keeps the event loop alive, so the CLI would never exit without this.
+  // The database's thread ends with the data source, and the data directory's lock is released.
   const destroy = dataSource.destroy.bind(dataSource);
   dataSource.destroy = async () => {
     await destroy();

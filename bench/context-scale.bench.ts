@@ -6,6 +6,7 @@ import {
   HeldProfileStatementRow,
 } from '../src/context/context-statement';
 import { EmbeddedDatabase } from '../src/database/embedded-database';
+import { embeddedPgOptions } from '../src/database/embedded-pg-connection';
 import { DEFAULT_APPLICATION_ID } from '../src/database/migrations/1766000000000-applications-keys-audit';
 import { HOT_STATEMENT_OPTIONS, NamedStatement } from '../src/database/prepared-statements';
 import { VectorEngine } from '../src/embeddings/semantic-search';
@@ -215,44 +216,47 @@ async function timeHeldProfiles(
   return timings;
 }
 
-/** The benchmark's own connection: a client like the service's hot statements', or the embedded database. */
+/**
+ * The benchmark's own connection: a client like the service's hot statements', or a client of the
+ * embedded database (the service stopped).
+ */
 class BenchDatabase {
   private constructor(
-    private readonly client: Client | null,
+    private readonly client: Client,
     private readonly embedded: EmbeddedDatabase | null,
   ) {}
 
   static async open(databaseUrl: string | undefined, dataDir: string | undefined): Promise<BenchDatabase> {
-    if (!databaseUrl) return new BenchDatabase(null, await EmbeddedDatabase.open(dataDir!));
-    const client = new Client({ connectionString: databaseUrl, options: HOT_STATEMENT_OPTIONS });
+    const embedded = databaseUrl ? null : await EmbeddedDatabase.open(dataDir!);
+    const client = new Client(
+      embedded
+        ? embeddedPgOptions(embedded.thread)
+        : { connectionString: databaseUrl, options: HOT_STATEMENT_OPTIONS },
+    );
     await client.connect();
-    return new BenchDatabase(client, null);
+    return new BenchDatabase(client, embedded);
   }
 
   async query(text: string, values: unknown[] = []): Promise<unknown[]> {
-    if (this.client) return (await this.client.query(text, values)).rows as unknown[];
-    return (await this.embedded!.pglite.query(text, values)).rows;
+    return (await this.client.query(text, values)).rows as unknown[];
   }
 
-  /** A named statement's rows (prepared once per name on the server). */
+  /** A named statement's rows (prepared once per name). */
   async rows<T>(statement: NamedStatement): Promise<T[]> {
-    if (this.client) return (await this.client.query(statement)).rows as T[];
-    return (await this.embedded!.pglite.query<T>(statement.text, statement.values)).rows;
+    return (await this.client.query(statement)).rows as T[];
   }
 
-  /** A named statement: prepared once per name on the server, as the service's are. */
+  /** A named statement: prepared once per name, as the service's are. */
   async run(statement: NamedStatement): Promise<void> {
-    if (this.client) await this.client.query(statement);
-    else await this.embedded!.pglite.query(statement.text, statement.values);
+    await this.client.query(statement);
   }
 
   async exec(sql: string): Promise<void> {
-    if (this.client) await this.client.query(sql);
-    else await this.embedded!.pglite.exec(sql);
+    await this.client.query(sql);
   }
 
   async close(): Promise<void> {
-    await this.client?.end();
+    await this.client.end();
     await this.embedded?.close();
   }
 }

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { EmbeddedDatabase } from '../src/database/embedded-database';
+import { embeddedPgOptions } from '../src/database/embedded-pg-connection';
 import { DAILY_DECAY_RATE, DECAY_FLOOR } from '../src/memories/memory-decay.service';
 import { DEFAULT_RANKING_WEIGHTS } from '../src/config/ranking-weights';
 import { ServiceProcess } from './service-process';
@@ -402,20 +403,16 @@ async function withDatabase<T>(
   serviceEnv: Record<string, string | undefined>,
   work: (sql: Sql) => Promise<T>,
 ): Promise<T> {
-  if (serviceEnv.DATABASE_URL) {
-    const client = new Client({ connectionString: serviceEnv.DATABASE_URL });
-    await client.connect();
-    try {
-      return await work(async <R>(text: string) => (await client.query(text)).rows as R[]);
-    } finally {
-      await client.end();
-    }
-  }
-  const embedded = await EmbeddedDatabase.open(serviceEnv.DATA_DIR!);
+  const embedded = serviceEnv.DATABASE_URL ? null : await EmbeddedDatabase.open(serviceEnv.DATA_DIR!);
+  const client = new Client(
+    embedded ? embeddedPgOptions(embedded.thread) : { connectionString: serviceEnv.DATABASE_URL },
+  );
   try {
-    return await work(async <R>(text: string) => (await embedded.pglite.query<R>(text)).rows);
+    await client.connect();
+    return await work(async <R>(text: string) => (await client.query(text)).rows as R[]);
   } finally {
-    await embedded.close();
+    await client.end();
+    await embedded?.close();
   }
 }
 

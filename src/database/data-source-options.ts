@@ -43,8 +43,8 @@ export const MIGRATIONS = [
 
 /**
  * The one set of TypeORM options, used by the app and by the CLI (ormconfig.ts). Both targets use the
- * `postgres` driver and `pg`: a server through DATABASE_URL, or the embedded PGlite through its pg shim
- * with a pool of one (PGlite is a single session). `entities` are the app's (AppModule and ormconfig.ts
+ * `postgres` driver and `pg`: a server through DATABASE_URL, or the embedded PGlite through
+ * EmbeddedPgConnection with a pool of one (PGlite is a single session). `entities` are the app's (AppModule and ormconfig.ts
  * pass them; running migrations needs none). `client` is the pools' pg client class (the app's listens
  * for profile changes: ProfileChangeFeed).
  */
@@ -80,7 +80,7 @@ export function buildDataSourceOptions(
   }
   return {
     ...base,
-    extra: { ...embeddedPgOptions(target.embedded.pglite), max: 1, idleTimeoutMillis: 0, ...clientClass },
+    extra: { ...embeddedPgOptions(target.embedded.thread), max: 1, idleTimeoutMillis: 0, ...clientClass },
     connectTimeoutMS: acquireTimeoutMs,
   };
 }

@@ -1,42 +1,17 @@
-import type { PGlite } from '@electric-sql/pglite';
 import { EventEmitter } from 'node:events';
 import { serialize } from 'pg-protocol';
-import { TEXT_SLICE } from '../common/text-slices';
-
-/** What node-postgres reads from a pg connection's messages: a name, and the message's own fields. */
-interface BackendMessage {
-  name: string;
-}
-
-/**
- * The longest PGlite may hold the event loop without a turn for other work. PGlite runs on the event
- * loop's thread, and a query's reply comes as an already settled promise: queries queued behind each
- * other (a backlog of extraction, a burst of turns to store) would otherwise all run before the loop
- * reads a socket or fires a timer, stalling answers and health checks for seconds.
- */
-const MAX_HOLD_MS = 5;
-let lastTurnAt = 0;
-
-/** Resolves at once, or after the event loop had a turn when PGlite has held it for MAX_HOLD_MS. */
-function eventLoopTurn(): Promise<void> | undefined {
-  if (performance.now() - lastTurnAt < MAX_HOLD_MS) return undefined;
-  return new Promise((resolve) =>
-    setImmediate(() => {
-      lastTurnAt = performance.now();
-      resolve();
-    }),
-  );
-}
+import { Parser } from 'pg-protocol/dist/parser';
+import type { PgliteThread } from './pglite-thread';
 
 /**
  * The connection of node-postgres to the embedded database: node-postgres's client speaks the wire
- * protocol to it, and PGlite executes the messages in the process. What node-postgres writes between
- * corking and uncorking its stream (parse, bind, describe, execute and sync of one query) goes to PGlite
- * in one call: each call costs a pass through PGlite's main loop, its file sync and a promise chain, and
- * a query sent message by message made four or five of them (about 0.03 ms each, 20 calls per learnt
- * chat turn). Messages outside a cork (simple queries, copy data) go at once. Calls run one after the
- * other, in order, giving the event loop a turn at least every MAX_HOLD_MS; replies are emitted as
- * node-postgres's own connection emits them.
+ * protocol to it, and PGlite executes the messages on its thread (PgliteThread). What node-postgres
+ * writes between corking and uncorking its stream (parse, bind, describe, execute and sync of one
+ * query) goes to the thread in one request: each costs a hop to the thread and back, and a pass through
+ * PGlite's main loop and its file sync. Messages outside a cork (simple queries, copy data) go at once.
+ * Requests go without waiting for the replies of earlier ones; the replies come back as PostgreSQL's
+ * bytes, which node-postgres's own parser reads here, and are emitted in order as node-postgres's own
+ * connection emits them.
  */
 export class EmbeddedPgConnection extends EventEmitter {
   /** Read by node-postgres: the statements prepared on this connection. */
@@ -57,21 +32,23 @@ export class EmbeddedPgConnection extends EventEmitter {
 
   private corked = 0;
   private pending: Uint8Array[] = [];
-  private calls: Promise<unknown>;
+  private replies: Promise<unknown> = Promise.resolve();
+  private readonly parser = new Parser();
   private emitsMessages = false;
 
-  constructor(private readonly pglite: PGlite) {
+  constructor(private readonly thread: PgliteThread) {
     super();
-    this.calls = pglite.waitReady;
     this.on('newListener', (event) => {
       if (event === 'message') this.emitsMessages = true;
     });
   }
 
-  async connect(): Promise<void> {
+  connect(): void {
     this._connecting = true;
-    await this.pglite.waitReady;
-    process.nextTick(() => this.emit('readyForQuery'));
+    this.thread.waitReady.then(
+      () => process.nextTick(() => this.emit('readyForQuery')),
+      (error: Error) => this.emitError(error),
+    );
   }
 
   // the start-up, authentication and cancellation of a network connection have no meaning here
@@ -132,7 +109,7 @@ export class EmbeddedPgConnection extends EventEmitter {
    * listeners go.
    */
   end(): void {
-    this.calls = this.calls.then(() => this.emit('end'));
+    this.replies = this.replies.then(() => this.emit('end'));
     for (const event of this.eventNames()) {
       if (event !== 'newListener') this.removeAllListeners(event);
     }
@@ -146,41 +123,30 @@ export class EmbeddedPgConnection extends EventEmitter {
 
   private flushPending(): void {
     if (this.pending.length === 0) return;
-    // a query carrying megabytes goes message by message: no copy of its parameters to join them
-    const calls = inOneCall(this.pending) ? [Buffer.concat(this.pending)] : this.pending;
+    const replies = this.thread.execProtocol(this.pending);
     this.pending = [];
-    for (const messages of calls) this.run(messages);
-  }
-
-  private run(messages: Uint8Array): void {
-    this.calls = this.calls
-      .then(eventLoopTurn)
-      .then(() => this.pglite.execProtocolStream(messages, { throwOnError: false }))
-      .then((replies) => {
-        for (const reply of replies as BackendMessage[]) {
+    this.replies = this.replies
+      .then(() => replies)
+      .then((bytes) => {
+        this.parser.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), (reply) => {
           if (this.emitsMessages) this.emit('message', reply);
           // node-postgres expects an ErrorResponse as 'errorMessage'
           this.emit(reply.name === 'error' ? 'errorMessage' : reply.name, reply);
-        }
+        });
       })
-      .catch((error: unknown) => {
-        this.emit('error', error);
-      });
+      .catch((error: Error) => this.emitError(error));
+  }
+
+  /** Like a socket's error: node-postgres fails the query (or the connecting) and drops the client. */
+  private emitError(error: Error): void {
+    if (this.listenerCount('error') > 0) this.emit('error', error);
   }
 }
 
-/** Whether messages go to PGlite joined in one call: several, together shorter than TEXT_SLICE. */
-function inOneCall(messages: Uint8Array[]): boolean {
-  if (messages.length === 1) return false;
-  let length = 0;
-  for (const message of messages) length += message.length;
-  return length <= TEXT_SLICE;
-}
-
 /** node-postgres options that make a pool of one client over the embedded database. */
-export function embeddedPgOptions(pglite: PGlite) {
+export function embeddedPgOptions(thread: PgliteThread) {
   return {
-    connection: new EmbeddedPgConnection(pglite),
+    connection: new EmbeddedPgConnection(thread),
     // dummies: node-postgres asks for them, PGlite ignores them
     user: 'postgres',
     password: 'dummy',

@@ -108,7 +108,7 @@ function mainPool(dataSource: DataSource): Pool & { options: { connection?: unkn
  * A batched statement outside a transaction that runs for every chat turn, as a named prepared statement
  * on both databases: parsed and planned once per connection, for a statement whose plan does not depend
  * on its values. On the embedded database parsing and planning cost more than running it (the turns'
- * insert of 40 rows: 2.5 -> 1.5 ms of PGlite, on the event loop); on a server an answer waits for it.
+ * insert of 40 rows: 2.5 -> 1.5 ms of PGlite, which holds the one session); on a server an answer waits for it.
  */
 export async function queryNamed<T extends object>(
   dataSource: DataSource,

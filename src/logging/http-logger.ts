@@ -107,7 +107,7 @@ function writeReadableRequestLine(
 /**
  * A pino logger as configured (LOG_LEVEL, LOG_PRETTY). The application's logger and the start-up logger
  * (createApp) are both made here; the start-up one writes synchronously, so that its lines come out
- * while the event loop is blocked (PGlite creating a database) and before the application logger's.
+ * while the event loop is blocked and before the application logger's.
  * Lines are JSON on stdout; with LOG_PRETTY, one readable line each, printed in this thread
  * (pino-pretty as a synchronous stream, not a worker transport, whose last lines before an exit are
  * lost).

@@ -21,7 +21,7 @@ export default async function createEmbeddedTemplate(): Promise<void> {
   await dataSource.initialize();
   await migrate(dataSource, 60_000);
   await dataSource.destroy();
-  const dump = await embedded.pglite.dumpDataDir('none');
+  const dump = await embedded.thread.dumpDataDir();
   await embedded.close();
   const file = join(tmpdir(), `pms-test-pglite-${process.pid}.tar`);
   writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
