@@ -60,7 +60,7 @@ export class JsonParseThread implements OnModuleDestroy {
 
   /**
    * The value of the JSON in `bytes`. Bytes that are the whole of their buffer are handed over (unusable
-   * here afterwards); a view into a larger buffer (a pooled Buffer's) is copied, the buffer left as it is.
+   * here afterwards); a view into a larger buffer is copied, that buffer left as it is.
    */
   async parse(bytes: Uint8Array): Promise<unknown> {
     const worker = this.started();

@@ -25,6 +25,9 @@ const noSubject = withAssociations({ subject: 0 });
 const noTime = withAssociations({ time: 0 });
 const noSeveral = withAssociations({ several: 0 });
 const ids = (ranked: RankCandidate[]) => ranked.map((candidate) => candidate.id);
+/** The ids of the three first memories ranked for the question with these weights. */
+const firstThree = (memories: RankCandidate[], weights: RankingWeights, question: string) =>
+  ids(rankMemories(memories, now, weights, question)).slice(0, 3);
 
 /** Memories that do not match the question, each with words of its own (the feedback words' rarity is among candidates). */
 const others = [
@@ -200,12 +203,8 @@ describe('question cue: several things of a kind', () => {
   });
 
   it('puts a second match above the neighbour of the first for a question about several things', () => {
-    expect(ids(rankMemories(candidates, now, noSeveral, question)).slice(0, 3)).toEqual([
-      'first',
-      'next-to-first',
-      'second',
-    ]);
-    expect(ids(rankMemories(candidates, now, DEFAULT_RANKING_WEIGHTS, question)).slice(0, 3)).toEqual([
+    expect(firstThree(candidates, noSeveral, question)).toEqual(['first', 'next-to-first', 'second']);
+    expect(firstThree(candidates, DEFAULT_RANKING_WEIGHTS, question)).toEqual([
       'first',
       'second',
       'next-to-first',
@@ -214,7 +213,7 @@ describe('question cue: several things of a kind', () => {
 
   it('leaves a question about one thing alone', () => {
     const one = 'What book has Anna read?';
-    expect(ids(rankMemories(candidates, now, DEFAULT_RANKING_WEIGHTS, one)).slice(0, 3)).toEqual([
+    expect(firstThree(candidates, DEFAULT_RANKING_WEIGHTS, one)).toEqual([
       'first',
       'next-to-first',
       'second',
